@@ -17,7 +17,11 @@ done
 packages=(g++ meson ninja-build pkg-config python3 git ca-certificates
   libboost1.81-dev libboost-json1.81-dev libyaml-cpp-dev prometheus-cpp-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev openssl)
-if (( want_tools )); then packages+=(nodejs npm unzip); fi
+if (( want_tools )); then
+  packages+=(unzip)
+  # A machine may already carry Node.js with its own npm (not Debian's npm package).
+  command -v npm >/dev/null || packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
