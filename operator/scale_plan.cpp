@@ -1,0 +1,196 @@
+// The replica-guard policy (see scale_plan.hpp and the README's "Policy" section).
+#include "operator/scale_plan.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace rg::op {
+
+namespace {
+
+using std::chrono::milliseconds;
+
+std::string num(std::int32_t n) { return std::to_string(n); }
+
+// The replica count an annotation holds, or -1 when it is absent or not a count.
+std::int32_t annotated_count(const std::optional<std::string>& text) {
+  return text ? parse_replicas(*text).value_or(-1) : -1;
+}
+
+void requeue_within(ScalePlan& plan, milliseconds after) {
+  if (!plan.requeue_after || after < *plan.requeue_after) plan.requeue_after = after;
+}
+
+// Opted out (or never in) while still carrying the operator's annotations: give the Deployment
+// back its desired replicas, if the current count is the operator's doing, and clean up.
+ScalePlan plan_opt_out(const DeploymentFacts& d) {
+  ScalePlan plan;
+  if (!d.desired_annotation && !d.applied_annotation) return plan;
+  const std::int32_t desired = annotated_count(d.desired_annotation);
+  const std::int32_t applied = annotated_count(d.applied_annotation);
+  plan.annotations = {{std::string(kDesiredAnnotation), std::nullopt},
+                      {std::string(kAppliedAnnotation), std::nullopt}};
+  if (desired >= 0 && applied == d.spec_replicas && d.spec_replicas != desired && !d.paused) {
+    plan.scale_to = desired;
+    plan.direction = desired > d.spec_replicas ? ScaleDirection::up : ScaleDirection::down;
+  }
+  plan.events.push_back({false, "OptedOut",
+                         plan.scale_to
+                             ? "replica-guard disabled: restoring " + num(*plan.scale_to) +
+                                   " replicas and removing its annotations"
+                             : "replica-guard disabled: removing its annotations"});
+  return plan;
+}
+
+// Whether to start, hold or finish a scale-down from `current` to `target`.
+void plan_scale_down(ScalePlan& plan, std::int32_t current, std::int32_t target,
+                     std::int32_t ceiling, const PolicyConfig& config, PlanMemory& memory,
+                     std::chrono::steady_clock::time_point now) {
+  if (current > ceiling) {  // above the surge bound (desired or max-surge lowered): at once
+    plan.scale_to = std::max(target, ceiling);
+    plan.events.push_back(
+        {false, "ScaledDownToSurgeBound",
+         fmt::format("scaling {} -> {}: above desired + max-surge", current, *plan.scale_to)});
+  } else {
+    if (!memory.surge_unneeded_since) memory.surge_unneeded_since = now;
+    const auto unneeded_for =
+        std::chrono::duration_cast<milliseconds>(now - *memory.surge_unneeded_since);
+    if (unneeded_for < config.scale_down_delay) {
+      requeue_within(plan, config.scale_down_delay - unneeded_for);
+      return;
+    }
+    plan.scale_to = target;
+    plan.events.push_back(
+        {false, "ScaledDownAfterRecovery",
+         fmt::format("scaling {} -> {}: the surge has been unneeded for {}s", current, target,
+                     std::chrono::duration_cast<std::chrono::seconds>(unneeded_for).count())});
+  }
+  plan.direction = ScaleDirection::down;
+  memory.surge_unneeded_since.reset();
+}
+
+}  // namespace
+
+ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
+                     const PolicyConfig& config, PlanMemory& memory,
+                     std::chrono::steady_clock::time_point now) {
+  if (d.deleting) return {};
+  if (!d.enabled) return plan_opt_out(d);
+
+  ScalePlan plan;
+  if (d.hpa_name) {
+    plan.events.push_back({true, "HorizontalPodAutoscalerPresent",
+                           "left alone: HorizontalPodAutoscaler \"" + *d.hpa_name +
+                               "\" also writes spec.replicas, and two writers would fight"});
+    return plan;
+  }
+  if (d.paused) return plan;
+
+  // First sight: record the count the user runs today as the desired count, before anything else.
+  if (!d.desired_annotation) {
+    plan.annotations = {{std::string(kDesiredAnnotation), num(d.spec_replicas)},
+                        {std::string(kAppliedAnnotation), num(d.spec_replicas)}};
+    plan.events.push_back(
+        {false, "DesiredReplicasRecorded",
+         "recorded spec.replicas " + num(d.spec_replicas) + " as the desired replicas"});
+    return plan;
+  }
+  const auto annotated_desired = parse_replicas(*d.desired_annotation);
+  if (!annotated_desired) {
+    plan.events.push_back({true, "InvalidAnnotation",
+                           std::string(kDesiredAnnotation) + " \"" + *d.desired_annotation +
+                               "\" is not a replica count; set it to a non-negative integer"});
+    return plan;
+  }
+  std::int32_t desired = *annotated_desired;
+
+  // Someone else set spec.replicas (kubectl scale, a GitOps sync): their value is the new desired.
+  const std::int32_t applied = annotated_count(d.applied_annotation);
+  if (applied >= 0 && applied != d.spec_replicas) {
+    plan.annotations = {{std::string(kDesiredAnnotation), num(d.spec_replicas)},
+                        {std::string(kAppliedAnnotation), num(d.spec_replicas)}};
+    plan.events.push_back({false, "DesiredReplicasAdopted",
+                           fmt::format("spec.replicas was changed from {} to {} by someone else: "
+                                       "adopting {} as the desired replicas",
+                                       applied, d.spec_replicas, d.spec_replicas)});
+    memory.surge_unneeded_since.reset();
+    memory.last_desired = d.spec_replicas;
+    plan.managed = true;
+    plan.desired = d.spec_replicas;
+    requeue_within(plan, milliseconds(0));
+    return plan;
+  }
+
+  IntOrPercent max_surge_spec = config.default_max_surge;
+  if (d.max_surge_annotation) {
+    try {
+      max_surge_spec = IntOrPercent::parse(*d.max_surge_annotation);
+    } catch (const std::invalid_argument& e) {
+      plan.events.push_back({true, "InvalidAnnotation",
+                             std::string(kMaxSurgeAnnotation) + ": " + e.what() +
+                                 "; using the default " + config.default_max_surge.to_string()});
+    }
+  }
+  const std::int32_t max_surge = max_surge_spec.resolve(desired);
+  const std::int32_t current = d.spec_replicas;
+  const std::int32_t current_surge = std::max(0, current - desired);
+  plan.managed = true;
+  plan.desired = desired;
+
+  std::int32_t surge = std::min(d.replicas.stranded, max_surge);
+  if (surge > current_surge && cluster.surge_suppressed) {
+    surge = current_surge;
+    plan.events.push_back(
+        {true, "SurgeSuppressed",
+         fmt::format("{} pods stranded, but too many nodes are unhealthy (a likely "
+                     "partition): not scaling up",
+                     d.replicas.stranded)});
+  }
+  if (config.max_total_surge && surge > current_surge) {
+    const std::int32_t room =
+        std::max(current_surge, *config.max_total_surge - cluster.surge_elsewhere);
+    if (surge > room) {
+      surge = room;
+      plan.events.push_back({true, "SurgeCapped",
+                             fmt::format("surge limited to {} by --max-total-surge={}", surge,
+                                         *config.max_total_surge)});
+    }
+  }
+  const std::int32_t target = desired + surge;
+  const bool desired_changed = memory.last_desired && *memory.last_desired != desired;
+  memory.last_desired = desired;
+
+  if (target != current && desired_changed) {  // the person edited the annotation: follow at once
+    plan.scale_to = target;
+    plan.direction = target > current ? ScaleDirection::up : ScaleDirection::down;
+    memory.surge_unneeded_since.reset();
+    plan.events.push_back({false, "DesiredReplicasChanged",
+                           fmt::format("{} changed to {}: scaling {} -> {}", kDesiredAnnotation,
+                                       desired, current, target)});
+  } else if (target > current) {
+    plan.scale_to = target;
+    plan.direction = ScaleDirection::up;
+    memory.surge_unneeded_since.reset();
+    const std::string reason =
+        d.replicas.stranded > 0 ? "ScaledUpForStrandedPods" : "ScaledUpToDesired";
+    const std::string why =
+        d.replicas.stranded > 0
+            ? fmt::format("{} pods stranded on failed nodes {}", d.replicas.stranded,
+                          fmt::join(d.replicas.failed_nodes, ", "))
+            : "below the desired replicas";
+    plan.events.push_back(
+        {false, reason, fmt::format("scaling {} -> {}: {}", current, target, why)});
+  } else if (target < current) {
+    plan_scale_down(plan, current, target, desired + max_surge, config, memory, now);
+  } else {
+    memory.surge_unneeded_since.reset();
+  }
+  if (plan.scale_to) plan.annotations = {{std::string(kAppliedAnnotation), num(*plan.scale_to)}};
+  if (d.replicas.next_stranded_in) requeue_within(plan, *d.replicas.next_stranded_in);
+  return plan;
+}
+
+}  // namespace rg::op

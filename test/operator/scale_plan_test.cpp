@@ -1,0 +1,248 @@
+// The replica-guard policy for one Deployment: every rule of the README's "Policy" section.
+#include <doctest/doctest.h>
+
+#include "operator/scale_plan.hpp"
+
+using namespace rg::op;
+using namespace std::chrono_literals;
+using Steady = std::chrono::steady_clock;
+
+namespace {
+
+const Steady::time_point kT0 = Steady::time_point(100'000s);
+
+// An opted-in Deployment of 4 desired replicas that the operator already manages.
+DeploymentFacts managed(std::int32_t spec, std::int32_t stranded) {
+  DeploymentFacts d;
+  d.enabled = true;
+  d.spec_replicas = spec;
+  d.desired_annotation = "4";
+  d.applied_annotation = std::to_string(spec);
+  d.replicas.stranded = stranded;
+  d.replicas.serving = 4 - stranded;
+  if (stranded > 0) d.replicas.failed_nodes = {"node-2"};
+  return d;
+}
+
+std::optional<std::string> annotation(const ScalePlan& plan, std::string_view key) {
+  for (const auto& [k, v] : plan.annotations) {
+    if (k == key) return v.value_or("<removed>");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("first sight records spec.replicas as desired before changing anything") {
+  DeploymentFacts d;
+  d.enabled = true;
+  d.spec_replicas = 3;
+  d.replicas.stranded = 2;  // even with stranded pods: record first
+  PlanMemory memory;
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  CHECK_FALSE(plan.scale_to);
+  CHECK(annotation(plan, kDesiredAnnotation) == "3");
+  CHECK(annotation(plan, kAppliedAnnotation) == "3");
+  REQUIRE(plan.events.size() == 1);
+  CHECK(plan.events[0].reason == "DesiredReplicasRecorded");
+}
+
+TEST_CASE("stranded pods scale the Deployment up, bounded by max-surge") {
+  PlanMemory memory;
+  SUBCASE("within the bound") {
+    const ScalePlan plan = plan_scale(managed(4, 1), {}, {}, memory, kT0);
+    CHECK(plan.scale_to == 5);
+    CHECK(plan.direction == ScaleDirection::up);
+    CHECK(annotation(plan, kAppliedAnnotation) == "5");
+    REQUIRE(plan.events.size() == 1);
+    CHECK(plan.events[0].reason == "ScaledUpForStrandedPods");
+    CHECK(plan.events[0].message == "scaling 4 -> 5: 1 pods stranded on failed nodes node-2");
+  }
+  SUBCASE("default 25% of 4 is 1") {
+    const ScalePlan plan = plan_scale(managed(4, 3), {}, {}, memory, kT0);
+    CHECK(plan.scale_to == 5);
+  }
+  SUBCASE("annotation max-surge") {
+    DeploymentFacts d = managed(4, 3);
+    d.max_surge_annotation = "2";
+    CHECK(plan_scale(d, {}, {}, memory, kT0).scale_to == 6);
+    d.max_surge_annotation = "100%";
+    CHECK(plan_scale(d, {}, {}, memory, kT0).scale_to == 7);
+  }
+  SUBCASE("an invalid max-surge warns and falls back to the default") {
+    DeploymentFacts d = managed(4, 3);
+    d.max_surge_annotation = "lots";
+    const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+    CHECK(plan.scale_to == 5);
+    CHECK(plan.events.front().warning);
+    CHECK(plan.events.front().reason == "InvalidAnnotation");
+  }
+}
+
+TEST_CASE("reconciling again changes nothing") {
+  PlanMemory memory;
+  const ScalePlan first = plan_scale(managed(4, 1), {}, {}, memory, kT0);
+  REQUIRE(first.scale_to == 5);
+  const ScalePlan second = plan_scale(managed(5, 1), {}, {}, memory, kT0 + 1s);
+  CHECK_FALSE(second.scale_to);
+  CHECK(second.annotations.empty());
+  CHECK(second.events.empty());
+}
+
+TEST_CASE("a rolling update alone never surges") {
+  DeploymentFacts d = managed(4, 0);
+  d.replicas.serving = 2;  // new pods not Ready yet on healthy nodes
+  PlanMemory memory;
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  CHECK_FALSE(plan.scale_to);
+  CHECK(plan.events.empty());
+}
+
+TEST_CASE("the surge is removed only after the scale-down delay") {
+  PlanMemory memory;
+  PolicyConfig config;
+  config.scale_down_delay = 60s;
+  const ScalePlan held = plan_scale(managed(5, 0), {}, config, memory, kT0);
+  CHECK_FALSE(held.scale_to);
+  CHECK(held.requeue_after == 60s);
+  const ScalePlan still = plan_scale(managed(5, 0), {}, config, memory, kT0 + 45s);
+  CHECK_FALSE(still.scale_to);
+  CHECK(still.requeue_after == 15s);
+  const ScalePlan done = plan_scale(managed(5, 0), {}, config, memory, kT0 + 60s);
+  CHECK(done.scale_to == 4);
+  CHECK(done.direction == ScaleDirection::down);
+  CHECK(done.events.at(0).reason == "ScaledDownAfterRecovery");
+  CHECK(annotation(done, kAppliedAnnotation) == "4");
+}
+
+TEST_CASE("a new failure during the delay restarts it") {
+  PlanMemory memory;
+  PolicyConfig config;
+  config.scale_down_delay = 60s;
+  CHECK_FALSE(plan_scale(managed(5, 0), {}, config, memory, kT0).scale_to);
+  CHECK_FALSE(plan_scale(managed(5, 1), {}, config, memory, kT0 + 30s).scale_to);  // needed again
+  const ScalePlan later = plan_scale(managed(5, 0), {}, config, memory, kT0 + 70s);
+  CHECK_FALSE(later.scale_to);
+  CHECK(later.requeue_after == 60s);
+}
+
+TEST_CASE("never above desired + max-surge: a lowered max-surge applies at once") {
+  DeploymentFacts d = managed(7, 3);
+  d.max_surge_annotation = "1";
+  PlanMemory memory;
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  CHECK(plan.scale_to == 5);
+  CHECK(plan.direction == ScaleDirection::down);
+}
+
+TEST_CASE("a person's spec.replicas is adopted as the new desired") {
+  DeploymentFacts d = managed(5, 1);
+  d.spec_replicas = 8;  // kubectl scale --replicas=8; applied says 5
+  PlanMemory memory;
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  CHECK_FALSE(plan.scale_to);
+  CHECK(annotation(plan, kDesiredAnnotation) == "8");
+  CHECK(annotation(plan, kAppliedAnnotation) == "8");
+  REQUIRE(plan.events.size() == 1);
+  CHECK(plan.events[0].reason == "DesiredReplicasAdopted");
+  CHECK(plan.events[0].message.find("from 5 to 8") != std::string::npos);
+  CHECK(plan.requeue_after == 0ms);
+}
+
+TEST_CASE("a person's desired-replicas annotation applies at once") {
+  PlanMemory memory;
+  CHECK_FALSE(plan_scale(managed(4, 0), {}, {}, memory, kT0).scale_to);
+  DeploymentFacts d = managed(4, 0);
+  d.desired_annotation = "2";
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0 + 1s);
+  CHECK(plan.scale_to == 2);
+  CHECK(plan.events.at(0).reason == "DesiredReplicasChanged");
+}
+
+TEST_CASE("paused, deleting and HPA-targeted Deployments are left alone") {
+  PlanMemory memory;
+  DeploymentFacts paused = managed(4, 2);
+  paused.paused = true;
+  CHECK_FALSE(plan_scale(paused, {}, {}, memory, kT0).scale_to);
+
+  DeploymentFacts deleting = managed(4, 2);
+  deleting.deleting = true;
+  const ScalePlan gone = plan_scale(deleting, {}, {}, memory, kT0);
+  CHECK_FALSE(gone.scale_to);
+  CHECK(gone.events.empty());
+
+  DeploymentFacts hpa = managed(4, 2);
+  hpa.hpa_name = "web";
+  const ScalePlan warned = plan_scale(hpa, {}, {}, memory, kT0);
+  CHECK_FALSE(warned.scale_to);
+  REQUIRE(warned.events.size() == 1);
+  CHECK(warned.events[0].warning);
+  CHECK(warned.events[0].reason == "HorizontalPodAutoscalerPresent");
+}
+
+TEST_CASE("a likely partition suppresses new surges but keeps existing ones") {
+  PlanMemory memory;
+  ClusterFacts partition;
+  partition.surge_suppressed = true;
+  const ScalePlan none = plan_scale(managed(4, 2), partition, {}, memory, kT0);
+  CHECK_FALSE(none.scale_to);
+  CHECK(none.events.at(0).reason == "SurgeSuppressed");
+  DeploymentFacts surged = managed(5, 2);
+  surged.max_surge_annotation = "2";
+  const ScalePlan held = plan_scale(surged, partition, {}, memory, kT0);
+  CHECK_FALSE(held.scale_to);
+}
+
+TEST_CASE("--max-total-surge caps the surge across the cluster") {
+  PlanMemory memory;
+  PolicyConfig config;
+  config.max_total_surge = 3;
+  ClusterFacts cluster;
+  cluster.surge_elsewhere = 2;
+  DeploymentFacts d = managed(4, 3);
+  d.max_surge_annotation = "3";
+  const ScalePlan plan = plan_scale(d, cluster, config, memory, kT0);
+  CHECK(plan.scale_to == 5);
+  cluster.surge_elsewhere = 3;
+  CHECK_FALSE(plan_scale(d, cluster, config, memory, kT0).scale_to);
+}
+
+TEST_CASE("opting out restores desired replicas and removes the annotations") {
+  DeploymentFacts d = managed(5, 1);
+  d.enabled = false;
+  PlanMemory memory;
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  CHECK(plan.scale_to == 4);
+  CHECK(annotation(plan, kDesiredAnnotation) == "<removed>");
+  CHECK(annotation(plan, kAppliedAnnotation) == "<removed>");
+  CHECK(plan.events.at(0).reason == "OptedOut");
+
+  SUBCASE("a count someone else set is kept") {
+    d.spec_replicas = 9;
+    const ScalePlan keep = plan_scale(d, {}, {}, memory, kT0);
+    CHECK_FALSE(keep.scale_to);
+    CHECK(annotation(keep, kAppliedAnnotation) == "<removed>");
+  }
+  SUBCASE("never managed: nothing to do") {
+    DeploymentFacts plain;
+    CHECK(plan_scale(plain, {}, {}, memory, kT0).annotations.empty());
+  }
+}
+
+TEST_CASE("an invalid desired-replicas annotation is reported, not acted on") {
+  DeploymentFacts d = managed(4, 2);
+  d.desired_annotation = "four";
+  PlanMemory memory;
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  CHECK_FALSE(plan.scale_to);
+  REQUIRE(plan.events.size() == 1);
+  CHECK(plan.events[0].warning);
+  CHECK(plan.events[0].message.find("\"four\" is not a replica count") != std::string::npos);
+}
+
+TEST_CASE("pods still within the grace ask for a requeue when they would be stranded") {
+  DeploymentFacts d = managed(4, 0);
+  d.replicas.next_stranded_in = 12s;
+  PlanMemory memory;
+  CHECK(plan_scale(d, {}, {}, memory, kT0).requeue_after == 12s);
+}
