@@ -1,0 +1,119 @@
+// Connection: one HTTP/1.1 connection to the API server over plain TCP or TLS, with deadlines
+// and the mapping of socket/TLS/HTTP failures to TransportError. Internal to the transport (it
+// pulls in Beast and Asio SSL); users go through Transport.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/ssl/stream.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http/message.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <variant>
+
+#include "client/transport/http_message.hpp"
+#include "client/transport/server_address.hpp"
+#include "client/transport/transport_error.hpp"
+
+namespace rg::client {
+
+/// Where an I/O error happened; decides which TransportErrorKind it maps to.
+enum class IoStage { kResolve, kConnect, kHandshake, kWrite, kReadHeader, kReadBody };
+
+/// A plain or TLS stream with one type, so Beast's HTTP algorithms are instantiated once.
+class HttpStream {
+ public:
+  using TlsStream = boost::asio::ssl::stream<boost::beast::tcp_stream>;
+  using executor_type = boost::beast::tcp_stream::executor_type;
+
+  explicit HttpStream(const executor_type& executor) : stream_(std::in_place_index<0>, executor) {}
+  HttpStream(const executor_type& executor, boost::asio::ssl::context& tls)
+      : stream_(std::in_place_index<1>, executor, tls) {}
+
+  executor_type get_executor() { return tcp().get_executor(); }
+  boost::beast::tcp_stream& tcp() {
+    if (auto* tls = std::get_if<TlsStream>(&stream_)) return tls->next_layer();
+    return std::get<boost::beast::tcp_stream>(stream_);
+  }
+  TlsStream* tls() { return std::get_if<TlsStream>(&stream_); }
+
+  template <class MutableBuffers, class Token>
+  auto async_read_some(const MutableBuffers& buffers, Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
+        [this](auto handler, const MutableBuffers& b) {
+          if (auto* tls = std::get_if<TlsStream>(&stream_)) {
+            tls->async_read_some(b, std::move(handler));
+          } else {
+            std::get<boost::beast::tcp_stream>(stream_).async_read_some(b, std::move(handler));
+          }
+        },
+        token, buffers);
+  }
+
+  template <class ConstBuffers, class Token>
+  auto async_write_some(const ConstBuffers& buffers, Token&& token) {
+    return boost::asio::async_initiate<Token, void(boost::system::error_code, std::size_t)>(
+        [this](auto handler, const ConstBuffers& b) {
+          if (auto* tls = std::get_if<TlsStream>(&stream_)) {
+            tls->async_write_some(b, std::move(handler));
+          } else {
+            std::get<boost::beast::tcp_stream>(stream_).async_write_some(b, std::move(handler));
+          }
+        },
+        token, buffers);
+  }
+
+ private:
+  std::variant<boost::beast::tcp_stream, TlsStream> stream_;
+};
+
+class Connection {
+ public:
+  /// Resolves, connects and (for https) handshakes with SNI, certificate and host name checks.
+  /// `tls` is null for http. Throws TransportError.
+  static boost::asio::awaitable<std::unique_ptr<Connection>> open(const ServerAddress& address,
+                                                                  boost::asio::ssl::context* tls,
+                                                                  const std::string& server_name,
+                                                                  Deadline deadline);
+
+  ~Connection() { close(); }
+
+  HttpStream& stream() { return stream_; }
+  boost::beast::flat_buffer& buffer() { return buffer_; }
+
+  /// Applies to every following operation until changed; kNoDeadline = none.
+  void set_deadline(Deadline deadline);
+
+  /// Sends one request. Throws TransportError.
+  boost::asio::awaitable<void> write(
+      const boost::beast::http::request<boost::beast::http::string_body>& request,
+      Deadline deadline);
+
+  /// Turns an error of stage `stage` into a TransportError naming the server and the cause.
+  TransportError error(boost::system::error_code ec, IoStage stage) const;
+
+  /// False when an idle connection has been closed by the server or has unexpected bytes
+  /// waiting (e.g. a 408 or TLS close_notify): reusing it would fail.
+  bool looks_alive();
+
+  /// Closes the socket at once (no TLS close_notify: prompt, and the peer sees a reset/EOF).
+  void close();
+
+  bool reused = false;  ///< has completed at least one exchange
+  std::chrono::steady_clock::time_point idle_since;
+
+ private:
+  Connection(const HttpStream::executor_type& executor, boost::asio::ssl::context* tls,
+             std::string where);
+
+  HttpStream stream_;
+  boost::beast::flat_buffer buffer_;
+  std::string where_;  ///< "host:port", for messages
+  std::shared_ptr<std::string> verify_failure_ = std::make_shared<std::string>();
+};
+
+}  // namespace rg::client

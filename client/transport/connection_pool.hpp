@@ -1,0 +1,76 @@
+// ConnectionPool: keep-alive connections to one server, capped. A request borrows a connection
+// (or the right to open one) through a ConnectionLease; beyond the cap it waits, first come first
+// served, until a lease is returned. Thread-safe; waiting is cancellable.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "client/transport/connection.hpp"
+
+namespace rg::client {
+
+class ConnectionPool;
+
+/// A borrowed connection. `connection` is null when the pool granted a slot but had no idle
+/// connection: the holder opens one. Returned to the pool on destruction; it is kept for reuse
+/// only if `reusable` was set (a complete exchange ending in keep-alive), otherwise closed.
+/// A lease without a pool (a watch's own connection) just closes its connection.
+class ConnectionLease {
+ public:
+  ConnectionLease() = default;
+  ConnectionLease(std::shared_ptr<ConnectionPool> pool, std::unique_ptr<Connection> connection)
+      : connection(std::move(connection)), pool_(std::move(pool)) {}
+  ConnectionLease(ConnectionLease&&) = default;
+  ConnectionLease& operator=(ConnectionLease&& other) noexcept;
+  ~ConnectionLease() { release(); }
+
+  /// Gives the connection back (or closes it) now.
+  void release();
+
+  std::unique_ptr<Connection> connection;
+  bool reusable = false;
+
+ private:
+  std::shared_ptr<ConnectionPool> pool_;
+};
+
+struct PoolStats {
+  std::size_t open = 0;     ///< connections (or slots) counted against the cap
+  std::size_t idle = 0;     ///< of those, parked for reuse
+  std::size_t waiting = 0;  ///< requests waiting for a slot
+};
+
+class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
+ public:
+  ConnectionPool(std::size_t max_connections, std::chrono::steady_clock::duration idle_timeout);
+  ~ConnectionPool();
+
+  /// The most recently used live idle connection, else a slot to open one, else waits until
+  /// `deadline`. Throws TransportError (kTimeout, or kCancelled when cancelled while waiting).
+  boost::asio::awaitable<ConnectionLease> acquire(Deadline deadline);
+
+  PoolStats stats() const;
+
+ private:
+  friend class ConnectionLease;
+  struct Waiter;
+
+  void release(std::unique_ptr<Connection> connection, bool reusable);
+  std::unique_ptr<Connection> take_idle_locked();
+
+  const std::size_t max_connections_;
+  const std::chrono::steady_clock::duration idle_timeout_;
+  mutable std::mutex mutex_;
+  std::size_t open_ = 0;
+  std::vector<std::unique_ptr<Connection>> idle_;
+  std::deque<std::shared_ptr<Waiter>> waiters_;
+};
+
+}  // namespace rg::client

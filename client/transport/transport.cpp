@@ -1,0 +1,133 @@
+// Transport: building the wire request, picking a connection, the one stale-connection replay,
+// and reading the response header into a BodyReader.
+#include "client/transport/transport.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/http/read.hpp>
+#include <boost/beast/http/string_body.hpp>
+
+#include "client/transport/connection_pool.hpp"
+#include "client/transport/response_state.hpp"
+#include "client/transport/server_address.hpp"
+#include "client/transport/tls_context.hpp"
+#include "client/version.hpp"
+
+namespace rg::client {
+
+namespace asio = boost::asio;
+namespace http = boost::beast::http;
+
+namespace {
+
+// Kubernetes response headers are small, but Warning headers can add up.
+constexpr std::uint32_t kHeaderLimit = 256 * 1024;
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+std::string_view find_header(const HttpHeaders& headers, std::string_view name) {
+  for (const auto& [key, value] : headers) {
+    if (iequals(key, name)) return value;
+  }
+  return {};
+}
+
+struct Transport::Impl {
+  ServerAddress address;
+  std::string server_name;  // SNI and the name the certificate must match
+  std::shared_ptr<asio::ssl::context> tls;
+  std::shared_ptr<ConnectionPool> pool;
+
+  http::request<http::string_body> to_wire(const HttpRequest& request) const {
+    http::request<http::string_body> wire;
+    if (const auto verb = http::string_to_verb(request.method); verb != http::verb::unknown) {
+      wire.method(verb);
+    } else {
+      wire.method_string(request.method);
+    }
+    wire.target(address.base_path + request.target);
+    wire.version(11);
+    wire.set(http::field::host, address.host_header());
+    wire.set(http::field::user_agent, rg::user_agent());
+    for (const auto& [name, value] : request.headers) wire.insert(name, value);
+    wire.body() = request.body;
+    wire.keep_alive(true);
+    wire.prepare_payload();
+    return wire;
+  }
+
+  asio::awaitable<ConnectionLease> connect(Deadline deadline, ConnectionKind kind) {
+    ConnectionLease lease;
+    if (kind == ConnectionKind::kPooled) lease = co_await pool->acquire(deadline);
+    if (!lease.connection) {
+      lease.connection = co_await Connection::open(address, tls.get(), server_name, deadline);
+    }
+    co_return lease;
+  }
+};
+
+Transport::Transport(const RestConfig& config, TransportOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->address = parse_server_address(config.host);
+  impl_->server_name =
+      config.tls.server_name.empty() ? impl_->address.host : config.tls.server_name;
+  if (impl_->address.tls) impl_->tls = make_tls_context(config.tls);
+  impl_->pool = std::make_shared<ConnectionPool>(options.max_connections, options.idle_timeout);
+}
+
+Transport::~Transport() = default;
+
+asio::awaitable<BodyReader> Transport::send(const HttpRequest& request, Deadline deadline,
+                                            bool replayable, ConnectionKind kind) {
+  const auto wire = impl_->to_wire(request);
+  for (bool replayed = false;; replayed = true) {
+    auto state = std::make_unique<BodyReader::State>(co_await impl_->connect(deadline, kind));
+    auto& connection = *state->lease.connection;
+    const bool reused = connection.reused;
+    try {
+      co_await connection.write(wire, deadline);
+      auto& parser = state->parser;
+      parser.header_limit(kHeaderLimit);
+      parser.body_limit(boost::none);  // bodies are streamed; round_trip applies its own limit
+      parser.skip(wire.method() == http::verb::head);
+      boost::system::error_code ec;
+      co_await http::async_read_header(connection.stream(), connection.buffer(), parser,
+                                       asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) throw connection.error(ec, IoStage::kReadHeader);
+      state->status = static_cast<int>(parser.get().result_int());
+      for (const auto& field : parser.get()) {
+        state->headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
+      }
+      state->deadline = deadline;
+      co_return BodyReader(std::move(state));
+    } catch (const TransportError& error) {
+      // A kept-alive connection the server had already closed: the request never reached it.
+      const bool stale = reused && error.kind() == TransportErrorKind::kConnectionReset;
+      if (!stale || !replayable || replayed) throw;
+    }
+  }
+}
+
+asio::awaitable<HttpResponse> Transport::round_trip(const HttpRequest& request, Deadline deadline,
+                                                    bool replayable, std::size_t body_limit) {
+  auto reader = co_await send(request, deadline, replayable);
+  HttpResponse response;
+  response.body = co_await reader.read_all(body_limit);
+  response.status = reader.status();
+  response.headers = reader.headers();
+  co_return response;
+}
+
+TransportStats Transport::stats() const {
+  const auto pool = impl_->pool->stats();
+  return {pool.open, pool.idle, pool.waiting};
+}
+
+}  // namespace rg::client
