@@ -1,0 +1,39 @@
+# The replica-guard image, for people with a container engine: `docker build -t replica-guard .`
+# scripts/image.sh builds the same image without one (buildah); both stage the runtime file tree
+# with `scripts/image.sh rootfs`: the stripped binary, only the shared libraries ldd says it
+# needs (from Debian 12's packages, with their copyright and dpkg status entries), CA
+# certificates and a non-root user. No shell, no package manager.
+
+# Build stage: Debian 12 with the build dependencies (the list scripts/setup.sh installs).
+FROM debian:12 AS build
+ENV DEBIAN_FRONTEND=noninteractive
+WORKDIR /src
+COPY scripts/setup.sh scripts/
+RUN scripts/setup.sh && rm -rf /var/lib/apt/lists/*
+# The sources the build reads (an explicit list keeps local build folders out of the context).
+COPY meson.build meson_options.txt ./
+COPY deps deps
+COPY client client
+COPY informer informer
+COPY workqueue workqueue
+COPY sim sim
+COPY operator operator
+COPY test test
+COPY bench bench
+COPY scripts scripts
+RUN meson setup /build --buildtype=release \
+    && ninja -C /build operator/replica-guard \
+    && scripts/image.sh rootfs /build/operator/replica-guard /rootfs
+
+# Runtime stage: nothing but the staged tree.
+FROM scratch
+ARG VERSION=0.1.0
+COPY --from=build /rootfs/ /
+ENV PATH=/usr/local/bin:/usr/bin
+USER 65532:65532
+EXPOSE 8080/tcp 8081/tcp
+LABEL org.opencontainers.image.title="replica-guard" \
+      org.opencontainers.image.description="Keeps opted-in Deployments at their serving replicas when nodes fail" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENTRYPOINT ["/usr/local/bin/replica-guard"]
