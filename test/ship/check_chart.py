@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Renders the Helm chart for each values variant (test/ship/values/) and checks what comes
+out: the objects each variant must and must not produce, the operator's flags, the Prometheus
+Operator objects behind the capabilities check, the dashboard, and that the default render
+matches manifests/ (the two ways to install must run the same operator)."""
+import json
+import os
+import re
+import subprocess
+
+import shiplib
+from shiplib import Checks, container_args, find, helm_template, one
+
+MONITORING_API = "monitoring.coreos.com/v1"
+# Metrics of the operator's contract that the dashboard must show.
+DASHBOARD_METRICS = [
+    "workqueue_depth", "workqueue_queue_duration_seconds_bucket", "workqueue_work_duration_seconds_bucket",
+    "reflector_watch_events_total", "replica_guard_scale_patches_total",
+    "replica_guard_desired_replicas", "replica_guard_serving_replicas",
+    "replica_guard_stranded_replicas", "replica_guard_reconcile_total",
+]
+ALERTS = {"ReplicaGuardStrandedReplicas", "ReplicaGuardWorkqueueGrowing",
+          "ReplicaGuardReconcileErrors", "ReplicaGuardNoLeader", "ReplicaGuardSurgeSuppressed"}
+
+
+def kinds(objs):
+    return sorted(o["kind"] for o in objs)
+
+
+def chart_app_version():
+    with open(os.path.join(shiplib.CHART, "Chart.yaml"), encoding="utf-8") as f:
+        return shiplib.yaml.safe_load(f)["appVersion"]
+
+
+def check_defaults(checks):
+    objs = helm_template()
+    checks.equal(kinds(objs), sorted(["ServiceAccount", "ClusterRole", "ClusterRole",
+                                      "ClusterRoleBinding", "ClusterRoleBinding", "Role",
+                                      "RoleBinding", "Deployment", "Service",
+                                      "PodDisruptionBudget"]), "defaults: rendered kinds")
+    deployment = one(objs, "Deployment")
+    shiplib.pod_security_restricted(checks, "defaults", deployment)
+    shiplib.check_wiring(checks, "defaults", objs)
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    checks.equal(container["image"], f"replica-guard:{chart_app_version()}", "defaults: image")
+    checks.equal(deployment["spec"]["replicas"], 2, "defaults: replicas")
+    for namespaced in objs:
+        if namespaced["kind"] not in ("ClusterRole", "ClusterRoleBinding"):
+            checks.equal(namespaced["metadata"].get("namespace"), shiplib.RELEASE_NAMESPACE,
+                         f"defaults: namespace of {namespaced['kind']}")
+
+    # The chart's default install runs the same operator as manifests/.
+    manifests = one(shiplib.kustomize(shiplib.MANIFESTS), "Deployment")
+    checks.equal(container_args(objs), container_args([manifests]), "chart vs manifests: flags")
+    mpod, cpod = manifests["spec"]["template"]["spec"], deployment["spec"]["template"]["spec"]
+    mcontainer = mpod["containers"][0]
+    for field in ("securityContext", "resources", "livenessProbe", "readinessProbe", "ports", "env"):
+        checks.equal(container.get(field), mcontainer.get(field), f"chart vs manifests: container {field}")
+    for field in ("securityContext", "tolerations", "terminationGracePeriodSeconds"):
+        checks.equal(cpod.get(field), mpod.get(field), f"chart vs manifests: pod {field}")
+    checks.equal(deployment["spec"]["strategy"], manifests["spec"]["strategy"],
+                 "chart vs manifests: rollout strategy")
+
+
+def check_monitoring(checks, label, objs, expect_labels=None):
+    monitor = one(objs, "ServiceMonitor")
+    service = one(objs, "Service")
+    checks.check(shiplib.selects(monitor["spec"]["selector"]["matchLabels"],
+                                 service["metadata"]["labels"]),
+                 f"{label}: the ServiceMonitor does not select the metrics Service")
+    endpoint = monitor["spec"]["endpoints"][0]
+    checks.equal(endpoint["port"], service["spec"]["ports"][0]["name"], f"{label}: scraped port")
+    checks.equal(endpoint["path"], "/metrics", f"{label}: scrape path")
+    checks.equal(monitor["spec"]["namespaceSelector"]["matchNames"], [shiplib.RELEASE_NAMESPACE],
+                 f"{label}: ServiceMonitor namespaceSelector")
+    rule = one(objs, "PrometheusRule")
+    alerts = {r["alert"]: r for g in rule["spec"]["groups"] for r in g["rules"]}
+    checks.equal(set(alerts), ALERTS, f"{label}: alerts")
+    job = f'job="{service["metadata"]["name"]}"'
+    for name, alert in alerts.items():
+        checks.check(job in alert["expr"], f"{label}: {name} is not scoped to {job}: {alert['expr']}")
+        checks.check(alert["labels"].get("severity") in ("warning", "critical"),
+                     f"{label}: {name} has no severity")
+        checks.check(alert["annotations"].get("summary") and alert["annotations"].get("description"),
+                     f"{label}: {name} lacks summary or description")
+    for kind in ("ServiceMonitor", "PrometheusRule"):
+        labels = one(objs, kind)["metadata"]["labels"]
+        for key, value in (expect_labels or {}).items():
+            checks.equal(labels.get(key), value, f"{label}: {kind} label {key}")
+
+
+def check_capabilities(checks):
+    plain = helm_template()
+    checks.check(not find(plain, "ServiceMonitor") and not find(plain, "PrometheusRule"),
+                 "no monitoring.coreos.com/v1: ServiceMonitor/PrometheusRule must not render")
+    served = helm_template(api_versions=[MONITORING_API])
+    check_monitoring(checks, "monitoring.coreos.com/v1 served", served)
+    forced = helm_template(values_file="monitoring-forced.yaml")
+    check_monitoring(checks, "monitoring forced", forced,
+                     expect_labels={"release": "kube-prometheus-stack"})
+    off = helm_template(values_file="metrics-off.yaml", api_versions=[MONITORING_API])
+    checks.equal([o["kind"] for o in off if o["kind"] in ("Service", "ServiceMonitor", "PrometheusRule")],
+                 [], "metrics off: no Service, ServiceMonitor or PrometheusRule")
+    checks.check("--metrics-bind-address=0" in container_args(off), "metrics off: --metrics-bind-address=0")
+    ports = one(off, "Deployment")["spec"]["template"]["spec"]["containers"][0]["ports"]
+    checks.equal([p["name"] for p in ports], ["health"], "metrics off: container ports")
+
+
+def check_namespaced(checks):
+    objs = helm_template(values_file="namespaced.yaml")
+    watched = ["team-a", "team-b", shiplib.RELEASE_NAMESPACE]
+    args = container_args(objs)
+    checks.equal([a for a in args if a.startswith("--namespace=")],
+                 [f"--namespace={n}" for n in watched], "namespaced: --namespace flags")
+    checks.check("--deployment-selector=tier in (web,api),!legacy" in args,
+                 f"namespaced: --deployment-selector passed verbatim: {args}")
+    for namespace in watched:
+        roles = [r for r in find(objs, "Role", namespace=namespace)
+                 if r["metadata"]["labels"].get("replica-guard.io/permissions") == "watched-namespaces"]
+        checks.equal(len(roles), 1, f"namespaced: watched-namespaces Role in {namespace}")
+    cluster_roles = [r["metadata"]["labels"].get("replica-guard.io/permissions")
+                     for r in find(objs, "ClusterRole")]
+    checks.equal(cluster_roles, ["cluster"], "namespaced: only the cluster-scoped ClusterRole")
+
+
+def check_flags(checks):
+    checks.check("--dry-run" in container_args(helm_template(values_file="dry-run.yaml")),
+                 "dry-run: --dry-run flag")
+    checks.check("--dry-run" not in container_args(helm_template()), "defaults: no --dry-run flag")
+    objs = helm_template(values_file="everything.yaml")
+    deployment = one(objs, "Deployment")
+    spec = deployment["spec"]["template"]["spec"]
+    container = spec["containers"][0]
+    checks.equal(container["image"], "registry.example.com/platform/replica-guard@sha256:"
+                 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "everything: image")
+    checks.equal(container_args(objs), [
+        "--metrics-bind-address=:9090", "--health-probe-bind-address=:9091", "--leader-elect",
+        "--leader-election-id=rg-lock", "--leader-election-namespace=$(POD_NAMESPACE)",
+        "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s",
+        "--leader-elect-retry-period=4s", "--namespace=prod",
+        "--deployment-selector=app.kubernetes.io/part-of=shop", "--workers=4",
+        "--node-grace-period=45s", "--scale-down-delay=2m", "--default-max-surge=2",
+        "--max-unhealthy-node-fraction=0.4", "--max-total-surge=20", "--log-format=text", "-v=2",
+        "--some-future-flag=1"], "everything: flags")
+    checks.equal(deployment["spec"]["replicas"], 3, "everything: replicas")
+    checks.equal(spec["serviceAccountName"], "guard", "everything: ServiceAccount")
+    checks.equal(one(objs, "ServiceAccount")["metadata"]["name"], "guard", "everything: ServiceAccount name")
+    checks.equal(spec["priorityClassName"], "system-cluster-critical", "everything: priorityClassName")
+    checks.equal(spec["imagePullSecrets"], [{"name": "pull-secret"}], "everything: imagePullSecrets")
+    checks.equal(one(objs, "PodDisruptionBudget")["spec"]["maxUnavailable"], 2, "everything: PDB")
+    checks.equal(one(objs, "Service")["spec"]["ports"][0]["port"], 9090, "everything: Service port")
+    checks.check({"name": "TZ", "value": "UTC"} in container["env"], "everything: extraEnv")
+    shiplib.check_wiring(checks, "everything", objs)
+    shiplib.pod_security_restricted(checks, "everything", deployment)
+
+    single = helm_template(values_file="single-replica.yaml")
+    args = container_args(single)
+    checks.check(not any(a.startswith("--leader-elect") for a in args), "single replica: no leader flags")
+    checks.check(not find(single, "PodDisruptionBudget"), "single replica: no PodDisruptionBudget")
+    checks.check(not [r for r in find(single, "Role")
+                      if r["metadata"]["labels"].get("replica-guard.io/permissions") == "leader-election"],
+                 "single replica: no leader-election Role")
+    alerts = {r["alert"] for g in one(single, "PrometheusRule")["spec"]["groups"] for r in g["rules"]}
+    checks.equal(alerts, ALERTS - {"ReplicaGuardNoLeader"}, "single replica: alerts")
+
+    # Two replicas without leader election would both scale the same Deployments.
+    proc = shiplib.run([shiplib.tool("helm"), "template", "rg", shiplib.CHART,
+                        "--set", "leaderElection.enabled=false"], check=False)
+    checks.check(proc.returncode != 0 and "leaderElection.enabled" in proc.stderr,
+                 f"replicas 2 without leader election must fail naming the value: {proc.stderr}")
+
+
+def check_dashboard(checks):
+    checks.check(not find(helm_template(), "ConfigMap"), "defaults: no dashboard ConfigMap")
+    objs = helm_template(values_file="dashboard.yaml")
+    config_map = one(objs, "ConfigMap")
+    checks.equal(config_map["metadata"]["namespace"], "monitoring", "dashboard: namespace")
+    checks.equal(config_map["metadata"]["labels"].get("grafana_dashboard"), "1", "dashboard: sidecar label")
+    dashboard = json.loads(config_map["data"]["replica-guard.json"])
+    panels = [p for p in dashboard["panels"] if p["type"] != "row"]
+    exprs = " ".join(t["expr"] for p in panels for t in p["targets"])
+    for metric in DASHBOARD_METRICS:
+        checks.check(re.search(rf"\b{metric}\b", exprs), f"dashboard: no panel shows {metric}")
+    ids = [p["id"] for p in dashboard["panels"]]
+    checks.equal(len(ids), len(set(ids)), "dashboard: unique panel ids")
+    cells = set()
+    for panel in dashboard["panels"]:
+        pos = panel["gridPos"]
+        checks.check(pos["x"] + pos["w"] <= 24, f"dashboard: panel {panel['title']} is wider than the grid")
+        area = {(pos["x"] + dx, pos["y"] + dy) for dx in range(pos["w"]) for dy in range(pos["h"])}
+        checks.check(not area & cells, f"dashboard: panel {panel['title']} overlaps another")
+        cells |= area
+    variables = {v["name"] for v in dashboard["templating"]["list"]}
+    checks.check({"datasource", "job", "namespace", "deployment"} <= variables, "dashboard: variables")
+
+
+def check_notes(checks):
+    proc = subprocess.run([shiplib.tool("helm"), "install", "rg", shiplib.CHART, "--dry-run=client",
+                           "--namespace", shiplib.RELEASE_NAMESPACE, "--values",
+                           os.path.join(shiplib.VALUES, "dry-run.yaml")], capture_output=True, text=True)
+    checks.check(proc.returncode == 0, f"helm install --dry-run=client: {proc.stderr}")
+    notes = proc.stdout.split("NOTES:", 1)[-1]
+    checks.check("kubectl annotate deployment NAME -n NAMESPACE replica-guard.io/enabled=true" in notes,
+                 "NOTES: how to opt a Deployment in")
+    checks.check("DRY RUN" in notes, "NOTES: says it only reports in dry-run")
+    checks.check("monitoring.force=true" in notes, "NOTES: says how to get the monitoring objects")
+
+
+def main():
+    checks = Checks("check_chart")
+    check_defaults(checks)
+    check_capabilities(checks)
+    check_namespaced(checks)
+    check_flags(checks)
+    check_dashboard(checks)
+    check_notes(checks)
+    checks.done()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""RBAC drift test: the Helm chart must grant replica-guard's ServiceAccount exactly the
+permissions manifests/20-rbac.yaml (the one source of the rules) grants, in the same scopes, and
+those scopes must be the ones the operator's informers watch (its --namespace flags).
+
+Permissions are compared as effective grants: (scope, apiGroup, resource, verb) for every
+binding of the ServiceAccount, so a rule moved between roles or split in two is not drift, but a
+verb, a resource or a scope more or less is.
+
+    test/ship/rbac_drift.py            run the test
+    test/ship/rbac_drift.py --print    print the effective permissions of manifests/ (the list the
+                                       operator's startup self-check is to ask for)
+"""
+import sys
+
+import shiplib
+from shiplib import Checks, find
+
+OWN = "<own namespace>"
+CLUSTER = "<cluster>"
+# Verbs and resources replica-guard never needs; any of them in a role is a least-privilege bug.
+FORBIDDEN_VERBS = {"*", "delete", "deletecollection", "escalate", "bind", "impersonate"}
+FORBIDDEN_RESOURCES = {"*", "secrets", "configmaps", "serviceaccounts/token", "pods/exec"}
+
+
+def service_account(objs):
+    accounts = find(objs, "ServiceAccount")
+    if len(accounts) != 1:
+        raise AssertionError(f"expected one ServiceAccount in the render, found {len(accounts)}")
+    meta = accounts[0]["metadata"]
+    return meta["name"], meta["namespace"]
+
+
+def expand(rules, where):
+    """(apiGroup, resource, verb) triples of RBAC rules; rejects what replica-guard never uses."""
+    triples = set()
+    for rule in rules or []:
+        if rule.get("resourceNames") or rule.get("nonResourceURLs"):
+            raise AssertionError(f"{where}: unexpected resourceNames/nonResourceURLs in {rule}")
+        for group in rule.get("apiGroups", []):
+            for resource in rule.get("resources", []):
+                for verb in rule.get("verbs", []):
+                    triples.add((group, resource, verb))
+    return triples
+
+
+def effective(objs):
+    """The ServiceAccount's grants: {(scope, group, resource, verb)}; scope is CLUSTER, OWN (the
+    ServiceAccount's namespace) or a namespace name. Dangling or unused roles are errors."""
+    sa_name, sa_namespace = service_account(objs)
+    cluster_roles = {o["metadata"]["name"]: o for o in find(objs, "ClusterRole")}
+    roles = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in find(objs, "Role")}
+    used = set()
+    grants = set()
+
+    def binds_sa(binding):
+        return any(s.get("kind") == "ServiceAccount" and s.get("name") == sa_name
+                   and s.get("namespace") == sa_namespace for s in binding.get("subjects", []))
+
+    for binding in find(objs, "ClusterRoleBinding"):
+        if not binds_sa(binding):
+            continue
+        ref = binding["roleRef"]
+        if ref["kind"] != "ClusterRole" or ref["name"] not in cluster_roles:
+            raise AssertionError(f"ClusterRoleBinding {binding['metadata']['name']} refers to a "
+                                 f"missing {ref['kind']} {ref['name']}")
+        used.add(("ClusterRole", ref["name"]))
+        for triple in expand(cluster_roles[ref["name"]]["rules"], ref["name"]):
+            grants.add((CLUSTER,) + triple)
+    for binding in find(objs, "RoleBinding"):
+        if not binds_sa(binding):
+            continue
+        namespace = binding["metadata"]["namespace"]
+        ref = binding["roleRef"]
+        if ref["kind"] == "ClusterRole" and ref["name"] in cluster_roles:
+            role, key = cluster_roles[ref["name"]], ("ClusterRole", ref["name"])
+        elif ref["kind"] == "Role" and (namespace, ref["name"]) in roles:
+            role, key = roles[(namespace, ref["name"])], ("Role", namespace, ref["name"])
+        else:
+            raise AssertionError(f"RoleBinding {namespace}/{binding['metadata']['name']} refers to "
+                                 f"a missing {ref['kind']} {ref['name']}")
+        used.add(key)
+        scope = OWN if namespace == sa_namespace else namespace
+        for triple in expand(role["rules"], ref["name"]):
+            grants.add((scope,) + triple)
+    unused = ({("ClusterRole", n) for n in cluster_roles} | {("Role",) + k for k in roles}) - used
+    if unused:
+        raise AssertionError(f"roles bound to nothing: {sorted(unused)}")
+    return grants
+
+
+def watched_scopes(objs):
+    """Where the informers list and watch, from the Deployment's --namespace flags."""
+    _, own = service_account(objs)
+    namespaces = {a.split("=", 1)[1] for a in shiplib.container_args(objs)
+                  if a.startswith("--namespace=")}
+    return {OWN if n == own else n for n in namespaces} if namespaces else {CLUSTER}
+
+
+def show(grants):
+    return "\n".join("  " + " ".join(g or '""' for g in grant) for grant in sorted(grants))
+
+
+def compare(checks, label, actual, expected):
+    missing, extra = expected - actual, actual - expected
+    checks.check(not missing and not extra,
+                 f"{label}: permissions drift from manifests/\n"
+                 f" missing:\n{show(missing) or '  -'}\n extra:\n{show(extra) or '  -'}")
+
+
+def check_render(checks, label, objs):
+    """Least privilege and scope of one render (manifests or chart)."""
+    grants = effective(objs)
+    bad = {g for g in grants if g[3] in FORBIDDEN_VERBS or g[2] in FORBIDDEN_RESOURCES}
+    checks.check(not bad, f"{label}: grants it never needs:\n{show(bad)}")
+    # The informers' resources are readable exactly where they watch, and nowhere else.
+    for group, resource in (("apps", "deployments"), ("", "pods"),
+                            ("autoscaling", "horizontalpodautoscalers")):
+        scopes = {g[0] for g in grants if g[1:] == (group, resource, "watch")}
+        checks.equal(scopes, watched_scopes(objs), f"{label}: where it may watch {resource}")
+    checks.check((CLUSTER, "", "nodes", "watch") in grants,
+                 f"{label}: nodes are cluster-scoped: watch must be granted cluster-wide")
+    return grants
+
+
+def main():
+    manifests = shiplib.kustomize(shiplib.MANIFESTS)
+    if "--print" in sys.argv:
+        print(show(effective(manifests)))
+        return
+    checks = Checks("rbac_drift")
+    _, files = shiplib.manifest_files()
+    source = check_render(checks, "manifests (-k)", manifests)
+    compare(checks, "manifests (-f)", check_render(checks, "manifests (-f)", files), source)
+    chart = check_render(checks, "chart (cluster-wide)", shiplib.helm_template())
+    compare(checks, "chart (cluster-wide)", chart, source)
+
+    # --namespace mode: the same rules, granted in the watched namespace instead of cluster-wide.
+    namespaced = shiplib.kustomize_namespaced()
+    namespaced_grants = check_render(checks, "manifests (namespaced)", namespaced)
+    chart_namespaced = shiplib.helm_template(sets=["watchNamespaces={default}"])
+    compare(checks, "chart (namespaced)",
+            check_render(checks, "chart (namespaced)", chart_namespaced), namespaced_grants)
+    as_cluster = {(CLUSTER if g[0] == "default" else g[0],) + g[1:] for g in namespaced_grants}
+    compare(checks, "manifests (namespaced, as if cluster-wide)", as_cluster, source)
+
+    # Several namespaces: one grant set per namespace, none cluster-wide.
+    several = shiplib.helm_template(values_file="namespaced.yaml")
+    check_render(checks, "chart (values/namespaced.yaml)", several)
+    checks.done()
+
+
+if __name__ == "__main__":
+    main()
