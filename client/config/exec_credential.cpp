@@ -1,0 +1,222 @@
+// ExecCredential: running a kubeconfig exec plugin and caching its token until it expires.
+#include "client/config/exec_credential.hpp"
+
+#include <fmt/chrono.h>
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include <cerrno>
+#include <charconv>
+#include <system_error>
+
+#include "client/config/base64.hpp"
+#include "client/config/subprocess.hpp"
+
+namespace rg::client {
+namespace {
+
+namespace json = boost::json;
+using std::chrono::system_clock;
+
+std::string trim(std::string_view s) {
+  const char* space = " \t\r\n";
+  std::size_t begin = s.find_first_not_of(space);
+  if (begin == std::string_view::npos) return {};
+  return std::string(s.substr(begin, s.find_last_not_of(space) - begin + 1));
+}
+
+std::string stderr_suffix(const std::string& err) {
+  std::string text = trim(err);
+  return text.empty() ? std::string(" and wrote nothing to stderr") : ": " + text;
+}
+
+std::optional<int> parse_digits(std::string_view text, std::size_t at, std::size_t count) {
+  if (at + count > text.size()) return std::nullopt;
+  int n = 0;
+  for (std::size_t i = at; i < at + count; ++i) {
+    if (text[i] < '0' || text[i] > '9') return std::nullopt;
+    n = n * 10 + (text[i] - '0');
+  }
+  return n;
+}
+
+}  // namespace
+
+std::optional<system_clock::time_point> parse_rfc3339(std::string_view t) {
+  // 0123456789012345678
+  // YYYY-MM-DDTHH:MM:SS
+  auto year = parse_digits(t, 0, 4), month = parse_digits(t, 5, 2), day = parse_digits(t, 8, 2);
+  auto hour = parse_digits(t, 11, 2), minute = parse_digits(t, 14, 2),
+       second = parse_digits(t, 17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || t[4] != '-' || t[7] != '-' ||
+      (t[10] != 'T' && t[10] != 't') || t[13] != ':' || t[16] != ':' || *hour > 23 ||
+      *minute > 59 || *second > 60) {
+    return std::nullopt;
+  }
+  std::chrono::year_month_day date{std::chrono::year(*year), std::chrono::month(*month),
+                                   std::chrono::day(*day)};
+  if (!date.ok()) return std::nullopt;
+  std::size_t i = 19;
+  std::chrono::nanoseconds fraction{0};
+  if (i < t.size() && t[i] == '.') {
+    std::int64_t scale = 100'000'000;
+    ++i;
+    std::size_t start = i;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+      fraction += std::chrono::nanoseconds((t[i] - '0') * scale);
+      scale /= 10;
+    }
+    if (i == start) return std::nullopt;
+  }
+  std::chrono::minutes offset{0};
+  if (i < t.size() && (t[i] == 'Z' || t[i] == 'z')) {
+    ++i;
+  } else if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
+    auto oh = parse_digits(t, i + 1, 2), om = parse_digits(t, i + 4, 2);
+    if (!oh || !om || i + 3 >= t.size() || t[i + 3] != ':') return std::nullopt;
+    offset = std::chrono::hours(*oh) + std::chrono::minutes(*om);
+    if (t[i] == '-') offset = -offset;
+    i += 6;
+  } else {
+    return std::nullopt;
+  }
+  if (i != t.size()) return std::nullopt;
+  auto time = std::chrono::sys_days(date) + std::chrono::hours(*hour) +
+              std::chrono::minutes(*minute) + std::chrono::seconds(*second) - offset;
+  return std::chrono::time_point_cast<system_clock::duration>(time + fraction);
+}
+
+ExecCredential::ExecCredential(ExecConfig config, ExecClusterInfo cluster, Clock clock)
+    : config_(std::move(config)), cluster_(std::move(cluster)), clock_(std::move(clock)) {}
+
+int ExecCredential::runs() const {
+  std::lock_guard lock(mutex_);
+  return runs_;
+}
+
+void ExecCredential::invalidate() {
+  std::lock_guard lock(mutex_);
+  cached_.reset();
+}
+
+std::string ExecCredential::exec_info() const {
+  json::object spec{{"interactive", false}};
+  if (config_.provide_cluster_info) {
+    json::object cluster{{"server", cluster_.server}};
+    if (!cluster_.tls_server_name.empty()) cluster["tls-server-name"] = cluster_.tls_server_name;
+    if (cluster_.insecure_skip_tls_verify) cluster["insecure-skip-tls-verify"] = true;
+    if (!cluster_.certificate_authority_pem.empty()) {
+      cluster["certificate-authority-data"] = base64_encode(cluster_.certificate_authority_pem);
+    }
+    spec["cluster"] = std::move(cluster);
+  }
+  json::object info{
+      {"apiVersion", config_.api_version}, {"kind", "ExecCredential"}, {"spec", std::move(spec)}};
+  return json::serialize(info);
+}
+
+ExecCredential::Cached ExecCredential::parse_output(const std::string& output) const {
+  auto fail = [&](std::string_view problem) {
+    return ExecPluginError(fmt::format("exec plugin {}: {}", config_.command, problem));
+  };
+  json::value doc;
+  try {
+    doc = json::parse(output);
+  } catch (const std::exception& e) {
+    throw fail(
+        fmt::format("its output is not JSON ({}); it must print an ExecCredential", e.what()));
+  }
+  const json::object* object = doc.if_object();
+  if (object == nullptr) throw fail("its output is not a JSON object");
+  auto string_field = [](const json::object& o, std::string_view key) -> std::string {
+    const json::value* v = o.if_contains(key);
+    return v != nullptr && v->is_string() ? std::string(v->get_string()) : std::string();
+  };
+  if (std::string kind = string_field(*object, "kind"); kind != "ExecCredential") {
+    throw fail(fmt::format("it returned kind \"{}\", expected ExecCredential", kind));
+  }
+  if (std::string version = string_field(*object, "apiVersion"); version != config_.api_version) {
+    throw fail(fmt::format("it is configured to use API version {}, plugin returned version {}",
+                           config_.api_version, version.empty() ? "(none)" : version));
+  }
+  const json::value* status = object->if_contains("status");
+  if (status == nullptr || !status->is_object()) throw fail("it didn't return a status field");
+  const json::object& s = status->get_object();
+  Cached cached{string_field(s, "token"), std::nullopt};
+  if (cached.token.empty()) {
+    if (!string_field(s, "clientCertificateData").empty()) {
+      throw fail(
+          "it returned a client certificate; client certificates from exec plugins are not "
+          "supported, configure the plugin to return a token");
+    }
+    throw fail("it didn't return a token");
+  }
+  if (std::string expiry = string_field(s, "expirationTimestamp"); !expiry.empty()) {
+    cached.expiry = parse_rfc3339(expiry);
+    if (!cached.expiry) {
+      throw fail(fmt::format("its expirationTimestamp \"{}\" is not an RFC 3339 time", expiry));
+    }
+  }
+  return cached;
+}
+
+boost::asio::awaitable<std::string> ExecCredential::authorization() {
+  std::optional<std::string> header;
+  {
+    std::lock_guard lock(mutex_);
+    if (cached_ && (!cached_->expiry || clock_() < *cached_->expiry)) {
+      header = "Bearer " + cached_->token;
+    }
+  }
+  if (header) co_return *header;
+
+  if (config_.interactive_mode == "Always") {
+    throw ExecPluginError(fmt::format(
+        "exec plugin {} needs an interactive terminal (interactiveMode: Always), which a "
+        "controller does not have; use a plugin mode that works without one",
+        config_.command));
+  }
+  ProcessSpec spec{config_.command, config_.args, config_.env, config_.timeout};
+  spec.env.emplace_back("KUBERNETES_EXEC_INFO", exec_info());
+  ProcessResult result;
+  std::string start_error;
+  try {
+    result = co_await run_process(spec);
+  } catch (const std::system_error& e) {
+    start_error = e.code() == std::errc::no_such_file_or_directory
+                      ? fmt::format("executable {} not found", config_.command)
+                      : e.what();
+    if (!config_.install_hint.empty()) start_error += "\n\n" + trim(config_.install_hint);
+  } catch (const std::length_error& e) {
+    start_error = e.what();
+  }
+  {
+    std::lock_guard lock(mutex_);
+    ++runs_;
+  }
+  if (!start_error.empty()) {
+    throw ExecPluginError(fmt::format("exec plugin {}: {}", config_.command, start_error));
+  }
+  if (result.timed_out) {
+    throw ExecPluginError(fmt::format("exec plugin {} did not finish within {} and was killed{}",
+                                      config_.command, config_.timeout, stderr_suffix(result.err)));
+  }
+  if (result.signal != 0) {
+    throw ExecPluginError(fmt::format("exec plugin {} was killed by signal {}{}", config_.command,
+                                      result.signal, stderr_suffix(result.err)));
+  }
+  if (result.exit_code != 0) {
+    throw ExecPluginError(fmt::format("exec plugin {} failed with exit status {}{}",
+                                      config_.command, result.exit_code,
+                                      stderr_suffix(result.err)));
+  }
+  Cached fresh = parse_output(result.out);
+  std::string value = "Bearer " + fresh.token;
+  {
+    std::lock_guard lock(mutex_);
+    cached_ = std::move(fresh);
+  }
+  co_return value;
+}
+
+}  // namespace rg::client
