@@ -1,0 +1,26 @@
+// RequestObserver: how the REST client reports each attempt, so the operator can keep
+// client-go's rest_client_requests_total{code,method} and rest_client_request_duration_seconds
+// in Prometheus without the client depending on a metrics library.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace rg::client {
+
+class RequestObserver {
+ public:
+  virtual ~RequestObserver() = default;
+
+  /// Called once per attempt (a retried request reports each try). `code` is the HTTP status,
+  /// or 0 when there was no HTTP answer (transport error). `duration` runs from sending to the
+  /// response header (for watches and streamed lists, not the whole stream). May be called
+  /// from any thread running the client; implementations must be thread-safe.
+  virtual void on_result(std::string_view method, int code, std::chrono::nanoseconds duration) = 0;
+};
+
+/// The `code` label as client-go writes it: "200", ..., or "<error>" for no HTTP answer.
+inline std::string code_label(int code) { return code == 0 ? "<error>" : std::to_string(code); }
+
+}  // namespace rg::client
