@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `helm lint --strict` of the chart with its defaults and with every values variant in values/.
 source "$(dirname "$0")/lib.sh"
-helm=$(need_tool helm)
+need_tool helm helm "scripts/setup.sh --tools"
 
 variants=("" "$here"/values/*.yaml)
 for file in "${variants[@]}"; do

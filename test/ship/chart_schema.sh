@@ -3,7 +3,7 @@
 # value: each file in values/bad/ must fail `helm template` with the text of its "# expect:" line;
 # each good variant in values/ must render.
 source "$(dirname "$0")/lib.sh"
-helm=$(need_tool helm)
+need_tool helm helm "scripts/setup.sh --tools"
 
 for file in "$here"/values/bad/*.yaml; do
   expect=$(sed -n 's/^# expect: //p' "$file")

@@ -7,16 +7,19 @@ tools_bin=${RG_TOOLS_BIN:-$root/.tools/bin}
 passed=0
 failed=0
 
-# Prints the path of a tool (RG_TOOLS_BIN first, then PATH); exits 77 (skipped) without it.
+# need_tool VAR NAME [HINT]: sets VAR to the path of tool NAME (RG_TOOLS_BIN first, then PATH);
+# exits 77 (skipped) when it is nowhere.
 need_tool() {
-  if [[ -x "$tools_bin/$1" ]]; then
-    echo "$tools_bin/$1"
-  elif command -v "$1" >/dev/null; then
-    command -v "$1"
+  local path
+  if [[ -x "$tools_bin/$2" ]]; then
+    path="$tools_bin/$2"
+  elif path=$(command -v "$2"); then
+    :
   else
-    echo "SKIP: $1 not found${2:+ ($2)}" >&2
+    echo "SKIP: $2 not found${3:+ ($3)}"
     exit 77
   fi
+  printf -v "$1" '%s' "$path"
 }
 
 pass() {

@@ -2,8 +2,8 @@
 # The chart's PrometheusRule: its groups, extracted to a plain rules file, pass
 # `promtool check rules`, and `promtool test rules alerts_test.yaml` pins when each alert fires.
 source "$(dirname "$0")/lib.sh"
-helm=$(need_tool helm)
-promtool=$(need_tool promtool "apt-get install --no-install-recommends prometheus")
+need_tool helm helm "scripts/setup.sh --tools"
+need_tool promtool promtool "apt-get install --no-install-recommends prometheus"
 python3 -c 'import yaml' 2>/dev/null || { echo "SKIP: python3-yaml not installed"; exit 77; }
 
 work=$(mktemp -d)
