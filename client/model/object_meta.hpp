@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "client/labels/labels.hpp"
+#include "client/model/schema_fwd.hpp"
 
 namespace rg::client {
 
@@ -36,5 +37,10 @@ struct ObjectMeta {
   std::vector<OwnerReference> owner_references;
   std::vector<std::string> finalizers;
 };
+
+namespace detail {
+const StructDesc& schema_of(Tag<OwnerReference>);
+const StructDesc& schema_of(Tag<ObjectMeta>);
+}  // namespace detail
 
 }  // namespace rg::client

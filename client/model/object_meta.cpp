@@ -1,0 +1,41 @@
+// Schemas of ObjectMeta and OwnerReference (metav1), shared by every typed projection.
+#include "client/model/object_meta.hpp"
+
+#include "client/model/schema.hpp"
+
+namespace rg::client::detail {
+
+const StructDesc& schema_of(Tag<OwnerReference>) {
+  static constexpr FieldDesc fields[] = {
+      field<&OwnerReference::api_version>("apiVersion"),
+      field<&OwnerReference::kind>("kind"),
+      field<&OwnerReference::name>("name"),
+      field<&OwnerReference::uid>("uid"),
+      field<&OwnerReference::controller>("controller"),
+      field<&OwnerReference::block_owner_deletion>("blockOwnerDeletion"),
+  };
+  static constexpr StructDesc desc{"OwnerReference", fields};
+  return desc;
+}
+
+const StructDesc& schema_of(Tag<ObjectMeta>) {
+  static constexpr FieldDesc fields[] = {
+      field<&ObjectMeta::name>("name"),
+      field<&ObjectMeta::generate_name>("generateName"),
+      field<&ObjectMeta::namespace_>("namespace"),
+      field<&ObjectMeta::uid>("uid"),
+      field<&ObjectMeta::resource_version>("resourceVersion"),
+      field<&ObjectMeta::generation>("generation"),
+      field<&ObjectMeta::creation_timestamp>("creationTimestamp"),
+      field<&ObjectMeta::deletion_timestamp>("deletionTimestamp"),
+      field<&ObjectMeta::deletion_grace_period_seconds>("deletionGracePeriodSeconds"),
+      field<&ObjectMeta::labels>("labels"),
+      field<&ObjectMeta::annotations>("annotations"),
+      field<&ObjectMeta::owner_references>("ownerReferences"),
+      field<&ObjectMeta::finalizers>("finalizers"),
+  };
+  static constexpr StructDesc desc{"ObjectMeta", fields};
+  return desc;
+}
+
+}  // namespace rg::client::detail

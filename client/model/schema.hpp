@@ -1,0 +1,178 @@
+// Schemas of the typed projections: for each struct, a constant table from JSON key to member,
+// built at compile time from member pointers. The streaming decoder (struct_sink.cpp) and the
+// encoder (encode.cpp) walk these tables, so a projection is declared once, in its .cpp file.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "client/labels/labels.hpp"
+#include "client/model/schema_fwd.hpp"
+
+namespace rg::client::detail {
+
+/// How a member is read from and written to JSON.
+enum class FieldKind : std::uint8_t {
+  kString,      ///< std::string
+  kOptString,   ///< std::optional<std::string>
+  kInt64,       ///< std::int64_t
+  kOptInt64,    ///< std::optional<std::int64_t>
+  kInt32,       ///< std::int32_t
+  kOptInt32,    ///< std::optional<std::int32_t>
+  kBool,        ///< bool
+  kOptBool,     ///< std::optional<bool>
+  kStruct,      ///< a struct with its own schema
+  kOptStruct,   ///< std::optional of such a struct
+  kStringMap,   ///< Labels (a JSON object of strings)
+  kStringList,  ///< std::vector<std::string>
+  kStructList,  ///< std::vector of a struct with its own schema
+};
+
+/// One JSON key of a struct.
+struct FieldDesc {
+  std::string_view key;
+  FieldKind kind;
+  bool required;
+  void* (*member)(void* object);   ///< the member inside its parent object
+  const StructDesc& (*child)();    ///< kStruct, kOptStruct, kStructList: the nested schema
+  void* (*emplace)(void* member);  ///< kOptStruct, kStructList: makes a new nested object
+  /// kOptStruct, kStructList: the i-th nested object (an engaged optional has one), or nullptr.
+  const void* (*element)(const void* member, std::size_t i);
+};
+
+/// The schema of one struct: its fields, and for top-level kinds the apiVersion and kind the
+/// encoder writes.
+struct StructDesc {
+  constexpr StructDesc(std::string_view type_name, std::span<const FieldDesc> fields,
+                       std::string_view api_version = {}, std::string_view kind = {})
+      : type_name(type_name), fields(fields), api_version(api_version), kind(kind) {
+    for (std::size_t i = 0; i < fields.size() && i < 64; ++i) {
+      if (fields[i].required) required_mask |= std::uint64_t{1} << i;
+    }
+  }
+
+  /// The field for a JSON key, or nullptr when the key is not kept.
+  const FieldDesc* find(std::string_view key) const noexcept {
+    for (const auto& field : fields) {
+      if (field.key == key) return &field;
+    }
+    return nullptr;
+  }
+
+  std::string_view type_name;
+  std::span<const FieldDesc> fields;
+  std::string_view api_version;
+  std::string_view kind;
+  /// Bit i is set when fields[i] is required (only the first 64 fields can be required).
+  std::uint64_t required_mask = 0;
+};
+
+template <class T>
+struct IsOptional : std::false_type {};
+template <class T>
+struct IsOptional<std::optional<T>> : std::true_type {};
+template <class T>
+struct IsVector : std::false_type {};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+template <class M>
+constexpr FieldKind kind_of() {
+  if constexpr (std::is_same_v<M, std::string>)
+    return FieldKind::kString;
+  else if constexpr (std::is_same_v<M, std::optional<std::string>>)
+    return FieldKind::kOptString;
+  else if constexpr (std::is_same_v<M, std::int64_t>)
+    return FieldKind::kInt64;
+  else if constexpr (std::is_same_v<M, std::optional<std::int64_t>>)
+    return FieldKind::kOptInt64;
+  else if constexpr (std::is_same_v<M, std::int32_t>)
+    return FieldKind::kInt32;
+  else if constexpr (std::is_same_v<M, std::optional<std::int32_t>>)
+    return FieldKind::kOptInt32;
+  else if constexpr (std::is_same_v<M, bool>)
+    return FieldKind::kBool;
+  else if constexpr (std::is_same_v<M, std::optional<bool>>)
+    return FieldKind::kOptBool;
+  else if constexpr (std::is_same_v<M, Labels>)
+    return FieldKind::kStringMap;
+  else if constexpr (std::is_same_v<M, std::vector<std::string>>)
+    return FieldKind::kStringList;
+  else if constexpr (IsOptional<M>::value)
+    return FieldKind::kOptStruct;
+  else if constexpr (IsVector<M>::value)
+    return FieldKind::kStructList;
+  else
+    return FieldKind::kStruct;
+}
+
+template <class MemberPtr>
+struct MemberTraits;
+template <class C, class M>
+struct MemberTraits<M C::*> {
+  using Class = C;
+  using Member = M;
+};
+
+template <auto Member>
+void* member_of(void* object) {
+  using Class = typename MemberTraits<decltype(Member)>::Class;
+  return &(static_cast<Class*>(object)->*Member);
+}
+
+template <class S>
+const StructDesc& schema_ref() {
+  return schema_of(Tag<S>{});
+}
+
+template <class S>
+void* emplace_optional(void* member) {
+  return &static_cast<std::optional<S>*>(member)->emplace();
+}
+
+template <class S>
+void* emplace_back(void* member) {
+  return &static_cast<std::vector<S>*>(member)->emplace_back();
+}
+
+template <class S>
+const void* optional_element(const void* member, std::size_t i) {
+  const auto& optional = *static_cast<const std::optional<S>*>(member);
+  return i == 0 && optional ? &*optional : nullptr;
+}
+
+template <class S>
+const void* vector_element(const void* member, std::size_t i) {
+  const auto& vector = *static_cast<const std::vector<S>*>(member);
+  return i < vector.size() ? &vector[i] : nullptr;
+}
+
+/// The schema entry mapping JSON `key` to `Member` (a pointer to data member).
+template <auto Member>
+constexpr FieldDesc field(std::string_view key, bool required = false) {
+  using M = typename MemberTraits<decltype(Member)>::Member;
+  constexpr FieldKind kind = kind_of<M>();
+  FieldDesc desc{key, kind, required, &member_of<Member>, nullptr, nullptr, nullptr};
+  if constexpr (kind == FieldKind::kStruct) {
+    desc.child = &schema_ref<M>;
+  } else if constexpr (kind == FieldKind::kOptStruct || kind == FieldKind::kStructList) {
+    using S = typename M::value_type;
+    desc.child = &schema_ref<S>;
+    if constexpr (kind == FieldKind::kOptStruct) {
+      desc.emplace = &emplace_optional<S>;
+      desc.element = &optional_element<S>;
+    } else {
+      desc.emplace = &emplace_back<S>;
+      desc.element = &vector_element<S>;
+    }
+  }
+  return desc;
+}
+
+}  // namespace rg::client::detail

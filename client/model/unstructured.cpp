@@ -1,0 +1,208 @@
+// Unstructured: metadata readers and the sink that decodes a JSON object into one.
+#include "client/model/unstructured.hpp"
+
+#include <boost/json/serialize.hpp>
+#include <boost/json/value.hpp>
+
+#include "client/model/codec.hpp"
+#include "client/model/decode_error.hpp"
+#include "client/model/json_reader.hpp"
+
+namespace rg::client {
+namespace {
+
+std::string_view string_at(const boost::json::object* object, std::string_view key) {
+  if (object == nullptr) return {};
+  const auto* value = object->if_contains(key);
+  if (value == nullptr || !value->is_string()) return {};
+  return value->get_string();
+}
+
+const boost::json::object* object_at(const boost::json::object* object, std::string_view key) {
+  if (object == nullptr) return nullptr;
+  const auto* value = object->if_contains(key);
+  return value == nullptr ? nullptr : value->if_object();
+}
+
+std::optional<std::string_view> entry_of(const boost::json::object* map, std::string_view key) {
+  if (map == nullptr) return std::nullopt;
+  const auto* value = map->if_contains(key);
+  if (value == nullptr || !value->is_string()) return std::nullopt;
+  return std::string_view(value->get_string());
+}
+
+Labels labels_of(const boost::json::object* map) {
+  Labels labels;
+  if (map == nullptr) return labels;
+  for (const auto& [key, value] : *map) {
+    if (value.is_string())
+      labels.insert_or_assign(std::string(key), std::string(value.get_string()));
+  }
+  return labels;
+}
+
+// Collects the value into a DOM, then checks it is an object (with metadata if required) and
+// moves it into the target Unstructured.
+class UnstructuredSink final : public detail::ValueSink {
+ public:
+  explicit UnstructuredSink(bool require_metadata)
+      : dom_(detail::make_dom_sink()), require_metadata_(require_metadata) {}
+
+  void start(void* target) override {
+    target_ = static_cast<Unstructured*>(target);
+    depth_ = 0;
+    dom_->start(&value_);
+  }
+  bool object_begin() override {
+    ++depth_;
+    return dom_->object_begin();
+  }
+  bool object_end(std::size_t size) override {
+    if (!dom_->object_end(size)) return false;
+    return --depth_ == 0 ? complete() : true;
+  }
+  bool array_begin() override {
+    if (depth_ == 0) return not_object(detail::JsonType::kArray);
+    ++depth_;
+    return dom_->array_begin();
+  }
+  bool array_end(std::size_t size) override {
+    --depth_;
+    return dom_->array_end(size);
+  }
+  bool key(std::string_view key) override { return dom_->key(key); }
+  bool string(std::string_view value) override {
+    return depth_ == 0 ? not_object(detail::JsonType::kString) : dom_->string(value);
+  }
+  bool int64(std::int64_t value) override {
+    return depth_ == 0 ? not_object(detail::JsonType::kNumber) : dom_->int64(value);
+  }
+  bool uint64(std::uint64_t value) override {
+    return depth_ == 0 ? not_object(detail::JsonType::kNumber) : dom_->uint64(value);
+  }
+  bool float64(double value) override {
+    return depth_ == 0 ? not_object(detail::JsonType::kNumber) : dom_->float64(value);
+  }
+  bool boolean(bool value) override {
+    return depth_ == 0 ? not_object(detail::JsonType::kBoolean) : dom_->boolean(value);
+  }
+  bool null() override { return depth_ == 0 ? not_object(detail::JsonType::kNull) : dom_->null(); }
+  const detail::SinkError& error() const override { return error_; }
+
+ private:
+  bool not_object(detail::JsonType got) {
+    error_ = {{}, "expected object, got " + std::string(detail::name_of(got))};
+    return false;
+  }
+
+  bool complete() {
+    auto& object = value_.as_object();
+    if (require_metadata_) {
+      const auto* metadata = object.if_contains("metadata");
+      if (metadata == nullptr) {
+        error_ = {{}, "missing required field \"metadata\""};
+        return false;
+      }
+      if (!metadata->is_object()) {
+        error_ = {"metadata", "expected object, got " +
+                                  std::string(metadata->is_array() ? "array" : "a scalar")};
+        return false;
+      }
+    }
+    target_->object() = std::move(object);
+    return true;
+  }
+
+  std::unique_ptr<detail::ValueSink> dom_;
+  bool require_metadata_;
+  boost::json::value value_;
+  Unstructured* target_ = nullptr;
+  std::size_t depth_ = 0;
+  detail::SinkError error_;
+};
+
+}  // namespace
+
+namespace detail {
+std::unique_ptr<ValueSink> make_unstructured_sink(bool require_metadata) {
+  return std::make_unique<UnstructuredSink>(require_metadata);
+}
+}  // namespace detail
+
+Unstructured Unstructured::parse(std::string_view json) {
+  Unstructured result;
+  const auto sink = detail::make_unstructured_sink(false);
+  sink->start(&result);
+  detail::JsonReader reader(*sink);
+  try {
+    reader.write_whole(json);
+  } catch (const DecodeError& error) {
+    throw DecodeError(std::string("decoding an unstructured object: ") + error.what());
+  }
+  return result;
+}
+
+std::string Unstructured::serialize() const { return boost::json::serialize(object_); }
+
+const boost::json::object* Unstructured::metadata_object() const {
+  return object_at(&object_, "metadata");
+}
+
+std::string_view Unstructured::metadata_string(std::string_view key) const {
+  return string_at(metadata_object(), key);
+}
+
+std::string_view Unstructured::api_version() const { return string_at(&object_, "apiVersion"); }
+std::string_view Unstructured::kind() const { return string_at(&object_, "kind"); }
+std::string_view Unstructured::name() const { return metadata_string("name"); }
+std::string_view Unstructured::generate_name() const { return metadata_string("generateName"); }
+std::string_view Unstructured::namespace_() const { return metadata_string("namespace"); }
+std::string_view Unstructured::uid() const { return metadata_string("uid"); }
+std::string_view Unstructured::resource_version() const {
+  return metadata_string("resourceVersion");
+}
+std::string_view Unstructured::creation_timestamp() const {
+  return metadata_string("creationTimestamp");
+}
+
+std::optional<std::string_view> Unstructured::deletion_timestamp() const {
+  return entry_of(metadata_object(), "deletionTimestamp");
+}
+
+std::int64_t Unstructured::generation() const {
+  const auto* metadata = metadata_object();
+  if (metadata == nullptr) return 0;
+  const auto* value = metadata->if_contains("generation");
+  if (value == nullptr) return 0;
+  boost::json::error_code ec;
+  const auto generation = value->to_number<std::int64_t>(ec);
+  return ec ? 0 : generation;
+}
+
+std::optional<std::string_view> Unstructured::label(std::string_view key) const {
+  return entry_of(object_at(metadata_object(), "labels"), key);
+}
+
+std::optional<std::string_view> Unstructured::annotation(std::string_view key) const {
+  return entry_of(object_at(metadata_object(), "annotations"), key);
+}
+
+Labels Unstructured::labels() const { return labels_of(object_at(metadata_object(), "labels")); }
+
+Labels Unstructured::annotations() const {
+  return labels_of(object_at(metadata_object(), "annotations"));
+}
+
+ObjectMeta Unstructured::metadata() const {
+  const auto* metadata = object_.if_contains("metadata");
+  if (metadata == nullptr) return {};
+  return decode_value<ObjectMeta>(*metadata);
+}
+
+void Unstructured::set_resource_version(std::string_view resource_version) {
+  auto& metadata = object_["metadata"];
+  if (!metadata.is_object()) metadata = boost::json::object{};
+  metadata.get_object()["resourceVersion"] = resource_version;
+}
+
+}  // namespace rg::client
