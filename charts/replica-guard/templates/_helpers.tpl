@@ -84,3 +84,10 @@ job="{{ include "replica-guard.metricsServiceName" . }}"
 {{- int64 . -}}
 {{- end -}}
 {{- end -}}
+
+{{/* The subject of every binding: replica-guard's ServiceAccount. */}}
+{{- define "replica-guard.rbacSubjects" -}}
+- kind: ServiceAccount
+  name: {{ include "replica-guard.serviceAccountName" . }}
+  namespace: {{ .Release.Namespace }}
+{{- end -}}
