@@ -12,6 +12,8 @@
 #include <boost/beast/http/error.hpp>
 #include <boost/beast/http/write.hpp>
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
 #include <sys/socket.h>
@@ -23,6 +25,22 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace ssl = asio::ssl;
 using boost::system::error_code;
+
+namespace {
+
+// TCP keep-alive probes after 30 s of silence, every 30 s (client-go's dialer uses 30 s), so a
+// watch on a connection whose peer vanished (network cut, node gone) fails within minutes
+// instead of waiting forever for the next event. Also disables Nagle for small requests.
+void enable_keep_alive(asio::ip::tcp::socket& socket) {
+  error_code ignored;
+  socket.set_option(asio::ip::tcp::no_delay(true), ignored);
+  socket.set_option(asio::socket_base::keep_alive(true), ignored);
+  const int seconds = 30;
+  ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPIDLE, &seconds, sizeof seconds);
+  ::setsockopt(socket.native_handle(), IPPROTO_TCP, TCP_KEEPINTVL, &seconds, sizeof seconds);
+}
+
+}  // namespace
 
 std::string_view to_string(TransportErrorKind kind) {
   switch (kind) {
@@ -143,7 +161,7 @@ asio::awaitable<std::unique_ptr<Connection>> Connection::open(const ServerAddres
   co_await connection->stream_.tcp().async_connect(endpoints,
                                                    asio::redirect_error(asio::use_awaitable, ec));
   if (ec) throw connection->error(ec, IoStage::kConnect);
-  connection->stream_.tcp().socket().set_option(asio::ip::tcp::no_delay(true), ec);
+  enable_keep_alive(connection->stream_.tcp().socket());
 
   if (auto* stream = connection->stream_.tls()) {
     error_code not_ip;

@@ -133,3 +133,45 @@ TEST_CASE("tls: unusable PEM in the configuration is refused up front") {
   CHECK_THROWS_WITH_AS(Transport{config}, doctest::Contains("client_key_pem"),
                        std::invalid_argument);
 }
+
+TEST_CASE("tls: a chunked watch body streams over TLS, cut-off detected") {
+  asio::io_context io;
+  const Pki pki;
+  TestServer server(
+      io,
+      [](ServerSession& session, ServerRequest request) -> asio::awaitable<void> {
+        co_await session.write_raw(
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{}\n\n\r\n4\r\n[]\n\n\r\n");
+        if (request.target == "/cut") {
+          session.close();
+        } else {
+          co_await session.write_raw("0\r\n\r\n");
+        }
+      },
+      rg::test::server_tls(pki.server.cert_pem, pki.server.key_pem));
+  RestConfig config;
+  config.host = server.url();
+  config.tls.ca_pem = pki.ca.cert_pem;
+  Transport transport(config);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+
+  const HttpRequest whole{"GET", "/whole", {}, {}};
+  auto reader = run(io, transport.send(whole, deadline, true, ConnectionKind::kDedicated));
+  std::string body;
+  for (auto piece = run(io, reader.read_some()); !piece.empty();
+       piece = run(io, reader.read_some())) {
+    body += piece;
+  }
+  CHECK(body == "{}\n\n[]\n\n");
+
+  const HttpRequest cut{"GET", "/cut", {}, {}};
+  auto truncated = run(io, transport.send(cut, deadline, true, ConnectionKind::kDedicated));
+  try {
+    for (;;) {
+      if (run(io, truncated.read_some()).empty()) break;
+    }
+    FAIL("a cut-off TLS body ended cleanly");
+  } catch (const TransportError& error) {
+    CHECK(error.kind() == TransportErrorKind::kTruncatedBody);
+  }
+}

@@ -6,8 +6,8 @@
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "client/transport/transport_error.hpp"
 #include "test/client/transport/test_server.hpp"
@@ -55,12 +55,12 @@ TransportErrorKind failure_of(asio::io_context& io, Awaitable task) {
 TEST_CASE("transport: a GET carries Host and User-Agent and returns status, headers, body") {
   asio::io_context io;
   ServerRequest seen;
-  TestServer server(
-      io, [&](ServerSession& session, ServerRequest request) -> asio::awaitable<void> {
-        seen = request;
-        HttpHeaders headers{{"X-Test", "yes"}, {"Content-Type", "text/plain"}};
-        co_await session.respond(200, "hello", std::move(headers));
-      });
+  TestServer server(io,
+                    [&](ServerSession& session, ServerRequest request) -> asio::awaitable<void> {
+                      seen = request;
+                      HttpHeaders headers{{"X-Test", "yes"}, {"Content-Type", "text/plain"}};
+                      co_await session.respond(200, "hello", std::move(headers));
+                    });
   Transport transport(config_for(server));
   const auto request = get("/api/v1/pods?limit=5");
   const auto response = run(io, transport.round_trip(request, in_seconds(10), true));
@@ -160,8 +160,8 @@ TEST_CASE("transport: a chunked body is delivered piece by piece as it arrives")
     boost::system::error_code ignored;
     co_await client_saw_first_piece.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
     // The rest in many tiny chunks, one per write, then the terminating chunk.
-    static constexpr const char* kPieces[] = {"1\r\n1\r\n",      "2\r\n}\n\r\n", "3\r\n{\"b\r\n",
-                                              "4\r\n\":2}\r\n", "1\r\n\n\r\n",   "0\r\n\r\n"};
+    static constexpr const char* kPieces[] = {"1\r\n1\r\n",     "2\r\n}\n\r\n", "3\r\n{\"b\r\n",
+                                              "4\r\n\":2}\r\n", "1\r\n\n\r\n",  "0\r\n\r\n"};
     for (const char* piece : kPieces) {
       co_await session.write_raw(piece);
     }
@@ -285,4 +285,93 @@ TEST_CASE("transport: HEAD responses have no body even with Content-Length") {
   CHECK(response.status == 200);
   CHECK(response.body.empty());
   CHECK(transport.stats().idle == 1);
+}
+
+TEST_CASE("transport: an idle connection the server closed is noticed before reuse") {
+  asio::io_context io;
+  bool closed = false;
+  TestServer server(io,
+                    [&](ServerSession& session, ServerRequest request) -> asio::awaitable<void> {
+                      co_await session.respond(200, "on " + std::to_string(session.id()));
+                      if (request.target == "/then-close") {
+                        session.close();
+                        closed = true;
+                      }
+                    });
+  Transport transport(config_for(server));
+  const auto first = get("/then-close");
+  CHECK(run(io, transport.round_trip(first, in_seconds(10), true)).body == "on 1");
+  run_until(io, [&] { return closed; });
+  // Not replayable, so only the idle check can save it: it must not be sent on the dead one.
+  const HttpRequest post{"POST", "/create", {}, "{}"};
+  CHECK(run(io, transport.round_trip(post, in_seconds(10), false)).body == "on 2");
+}
+
+TEST_CASE("transport: a response with Connection: close is not reused") {
+  asio::io_context io;
+  TestServer server(io, [](ServerSession& session, ServerRequest) -> asio::awaitable<void> {
+    HttpHeaders headers{{"Connection", "close"}};
+    co_await session.respond(200, "bye", std::move(headers));
+    session.close();
+  });
+  Transport transport(config_for(server));
+  const auto request = get("/");
+  for (int i = 0; i < 2; ++i) {
+    CHECK(run(io, transport.round_trip(request, in_seconds(10), true)).body == "bye");
+  }
+  CHECK(server.connections_accepted() == 2);
+  CHECK(transport.stats().open == 0);
+}
+
+TEST_CASE("transport: waiting for a pooled connection honours the deadline and cancellation") {
+  asio::io_context io;
+  bool first_arrived = false;
+  TestServer server(io, [&](ServerSession& session, ServerRequest) -> asio::awaitable<void> {
+    first_arrived = true;
+    co_await session.wait_for_close();  // holds the only connection
+  });
+  Transport transport(config_for(server), TransportOptions{.max_connections = 1});
+  const auto request = get("/");
+  asio::cancellation_signal cancel_first;
+  bool first_done = false;
+  asio::co_spawn(
+      io, transport.round_trip(request, kNoDeadline, true),
+      asio::bind_cancellation_slot(cancel_first.slot(),
+                                   [&](std::exception_ptr, HttpResponse) { first_done = true; }));
+  run_until(io, [&] { return first_arrived; });
+
+  SUBCASE("deadline") {
+    const auto soon = std::chrono::steady_clock::now() + std::chrono::milliseconds(50);
+    try {
+      run(io, transport.round_trip(request, soon, true));
+      FAIL("got a connection beyond the cap");
+    } catch (const TransportError& error) {
+      CHECK(error.kind() == TransportErrorKind::kTimeout);
+      CHECK(std::string(error.what()).find("waiting for a free connection") != std::string::npos);
+    }
+  }
+  SUBCASE("cancellation") {
+    asio::cancellation_signal cancel_second;
+    std::exception_ptr second_error;
+    bool second_done = false;
+    asio::co_spawn(io, transport.round_trip(request, kNoDeadline, true),
+                   asio::bind_cancellation_slot(cancel_second.slot(),
+                                                [&](std::exception_ptr error, HttpResponse) {
+                                                  second_error = error;
+                                                  second_done = true;
+                                                }));
+    run_until(io, [&] { return transport.stats().waiting == 1; });
+    cancel_second.emit(asio::cancellation_type::terminal);
+    run_until(io, [&] { return second_done; });
+    REQUIRE(second_error);
+    try {
+      std::rethrow_exception(second_error);
+    } catch (const TransportError& error) {
+      CHECK(error.kind() == TransportErrorKind::kCancelled);
+    }
+  }
+  CHECK(transport.stats().waiting == 0);
+  cancel_first.emit(asio::cancellation_type::terminal);
+  run_until(io, [&] { return first_done && server.connections_closed_by_client() == 1; });
+  CHECK(transport.stats().open == 0);
 }
