@@ -1,0 +1,114 @@
+// The operator's flags (see options.hpp).
+#include "operator/options.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+
+#include "client/labels/label_selector.hpp"
+#include "operator/annotations.hpp"
+#include "operator/http_server.hpp"
+#include "operator/logging.hpp"
+
+namespace rg::op {
+
+void add_flags(CLI::App& app, Options& o) {
+  app.add_option(
+      "--kubeconfig", o.kubeconfig,
+      "Path to a kubeconfig. Else $KUBECONFIG, the in-cluster service account, ~/.kube/config");
+  app.add_option("--metrics-bind-address", o.metrics_bind_address,
+                 "Address the /metrics endpoint binds to; \"0\" disables it")
+      ->capture_default_str();
+  app.add_option("--health-probe-bind-address", o.health_probe_bind_address,
+                 "Address the /healthz and /readyz endpoints bind to; \"0\" disables them")
+      ->capture_default_str();
+  app.add_flag("--leader-elect", o.leader_elect,
+               "Elect a leader through a Lease, so that of several replicas only one writes");
+  app.add_option("--leader-election-id", o.leader_election_id, "Name of the leader-election Lease")
+      ->capture_default_str();
+  app.add_option("--leader-election-namespace", o.leader_election_namespace,
+                 "Namespace of the Lease (default: the pod's namespace, else \"default\")");
+  app.add_option("--leader-elect-lease-duration", o.leader_elect_lease_duration,
+                 "How long standbys wait before taking over a Lease that is not renewed")
+      ->capture_default_str();
+  app.add_option("--leader-elect-renew-deadline", o.leader_elect_renew_deadline,
+                 "How long the leader keeps trying to renew before it stops leading")
+      ->capture_default_str();
+  app.add_option("--leader-elect-retry-period", o.leader_elect_retry_period,
+                 "How often candidates try to take, and the leader to renew, the Lease")
+      ->capture_default_str();
+  app.add_option("--namespace", o.namespaces,
+                 "Watch only this namespace (repeatable); absent: all namespaces")
+      ->allow_extra_args(false);
+  app.add_option("--deployment-selector", o.deployment_selector,
+                 "Label selector that opted-in Deployments must also match (e.g. tier=web)");
+  app.add_option("--workers", o.workers, "Concurrent reconcile workers")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 256));
+  app.add_flag("--dry-run", o.dry_run,
+               "Compute, log, emit Events and metrics, but never change a Deployment");
+  app.add_option("--node-grace-period", o.node_grace_period,
+                 "How long a node must be NotReady/Unknown before its pods count as stranded "
+                 "(per Deployment: annotation replica-guard.io/node-grace-period)")
+      ->capture_default_str();
+  app.add_option("--scale-down-delay", o.scale_down_delay,
+                 "How long the surge must be unneeded before scaling back down")
+      ->capture_default_str();
+  app.add_option("--default-max-surge", o.default_max_surge,
+                 "Most replicas added on top of desired, absolute or % of desired "
+                 "(per Deployment: annotation replica-guard.io/max-surge)")
+      ->capture_default_str();
+  app.add_option("--max-unhealthy-node-fraction", o.max_unhealthy_node_fraction,
+                 "Above this fraction of unhealthy nodes, stop surging: a partition is likelier "
+                 "than dead nodes")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 1.0));
+  app.add_option("--max-total-surge", o.max_total_surge,
+                 "Cap on the replicas added across all Deployments")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--log-format", o.log_format, "Log line format: text or json")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
+  app.add_flag("-v", o.verbosity, "More logging (repeat: -vvv for trace)");
+}
+
+void validate(const Options& o) {
+  const auto check_duration = [](std::string_view flag, const std::string& value) {
+    try {
+      parse_duration(value);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(flag) + ": " + e.what());
+    }
+  };
+  check_duration("--leader-elect-lease-duration", o.leader_elect_lease_duration);
+  check_duration("--leader-elect-renew-deadline", o.leader_elect_renew_deadline);
+  check_duration("--leader-elect-retry-period", o.leader_elect_retry_period);
+  check_duration("--node-grace-period", o.node_grace_period);
+  check_duration("--scale-down-delay", o.scale_down_delay);
+  try {
+    IntOrPercent::parse(o.default_max_surge);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--default-max-surge: ") + e.what());
+  }
+  for (const auto* flag : {&o.metrics_bind_address, &o.health_probe_bind_address}) {
+    if (*flag == "0") continue;
+    try {
+      parse_bind_address(*flag);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string(flag == &o.metrics_bind_address
+                                                  ? "--metrics-bind-address: "
+                                                  : "--health-probe-bind-address: ") +
+                                  e.what());
+    }
+  }
+  if (!o.deployment_selector.empty()) {
+    try {
+      client::LabelSelector::parse(o.deployment_selector);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(std::string("--deployment-selector: ") + e.what());
+    }
+  }
+  parse_log_format(o.log_format);
+}
+
+}  // namespace rg::op

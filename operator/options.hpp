@@ -1,0 +1,47 @@
+// The operator's command line: flags with controller-runtime's names and defaults, parsed with
+// CLI11 (`replica-guard --help` documents each one).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace rg::op {
+
+struct Options {
+  std::string kubeconfig;
+  std::string metrics_bind_address = ":8080";       ///< "0" disables
+  std::string health_probe_bind_address = ":8081";  ///< "0" disables
+  bool leader_elect = false;
+  std::string leader_election_id = "replica-guard";
+  std::string leader_election_namespace;  ///< empty: the pod's namespace, else "default"
+  std::string leader_elect_lease_duration = "15s";
+  std::string leader_elect_renew_deadline = "10s";
+  std::string leader_elect_retry_period = "2s";
+  std::vector<std::string> namespaces;  ///< empty: all namespaces
+  std::string deployment_selector;      ///< label selector narrowing the opted-in Deployments
+  int workers = 2;
+  bool dry_run = false;
+  std::string node_grace_period = "30s";
+  std::string scale_down_delay = "60s";
+  std::string default_max_surge = "25%";
+  double max_unhealthy_node_fraction = 0.55;
+  std::optional<std::int32_t> max_total_surge;
+  std::string log_format = "text";
+  int verbosity = 0;
+};
+
+/// Registers every flag on `app`, bound to `options`.
+void add_flags(CLI::App& app, Options& options);
+
+/// Checks values CLI11 cannot (durations, selector, percentages); throws std::invalid_argument
+/// naming the flag and what is wrong.
+void validate(const Options& options);
+
+}  // namespace rg::op

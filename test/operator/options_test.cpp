@@ -1,0 +1,59 @@
+// The operator's flags: names, defaults, repeatable --namespace, and clear errors.
+#include <doctest/doctest.h>
+
+#include <CLI/CLI.hpp>
+
+#include <stdexcept>
+
+#include "operator/options.hpp"
+
+namespace {
+
+rg::op::Options parse(std::vector<std::string> args) {
+  CLI::App app;
+  rg::op::Options options;
+  rg::op::add_flags(app, options);
+  std::reverse(args.begin(), args.end());
+  app.parse(args);
+  return options;
+}
+
+}  // namespace
+
+TEST_CASE("defaults follow controller-runtime") {
+  const auto o = parse({});
+  CHECK(o.metrics_bind_address == ":8080");
+  CHECK(o.health_probe_bind_address == ":8081");
+  CHECK_FALSE(o.leader_elect);
+  CHECK(o.namespaces.empty());
+  CHECK(o.max_unhealthy_node_fraction == doctest::Approx(0.55));
+  CHECK_NOTHROW(rg::op::validate(o));
+}
+
+TEST_CASE("flags parse, --namespace repeats") {
+  const auto o = parse({"--namespace", "a", "--namespace", "b", "--leader-elect", "--dry-run",
+                        "--workers", "4", "-vv", "--log-format", "json", "--max-total-surge", "10",
+                        "--metrics-bind-address", "0"});
+  CHECK(o.namespaces == std::vector<std::string>{"a", "b"});
+  CHECK(o.leader_elect);
+  CHECK(o.dry_run);
+  CHECK(o.workers == 4);
+  CHECK(o.verbosity == 2);
+  CHECK(o.log_format == "json");
+  CHECK(o.max_total_surge == 10);
+  CHECK_NOTHROW(rg::op::validate(o));
+}
+
+TEST_CASE("bad values name the flag") {
+  CHECK_THROWS_AS(parse({"--workers", "0"}), CLI::ValidationError);
+  CHECK_THROWS_AS(parse({"--log-format", "xml"}), CLI::ValidationError);
+  auto o = parse({"--node-grace-period", "soon"});
+  CHECK_THROWS_WITH(rg::op::validate(o),
+                    doctest::Contains("--node-grace-period: \"soon\" is not a duration"));
+  o = parse({"--deployment-selector", "tier in (web"});
+  CHECK_THROWS_WITH(rg::op::validate(o), doctest::Contains("--deployment-selector"));
+  o = parse({"--default-max-surge", "lots"});
+  CHECK_THROWS_WITH(rg::op::validate(o), doctest::Contains("--default-max-surge"));
+  o = parse({"--health-probe-bind-address", "8081"});
+  CHECK_THROWS_WITH(rg::op::validate(o), doctest::Contains("--health-probe-bind-address"));
+}
