@@ -1,0 +1,66 @@
+// apps/v1 Deployment messages (k8s.io/api/apps/v1/generated.proto).
+#include "client/protobuf/schema.hpp"
+
+namespace rg::client::protobuf {
+namespace {
+
+using K = FieldKind;
+
+constexpr FieldSpec kRollingUpdateDeploymentFields[] = {
+    scalar(1, "maxUnavailable", K::kIntOrString),
+    scalar(2, "maxSurge", K::kIntOrString),
+};
+const MessageSpec kRollingUpdateDeployment{"RollingUpdateDeployment",
+                                           kRollingUpdateDeploymentFields};
+
+constexpr FieldSpec kDeploymentStrategyFields[] = {
+    scalar(1, "type", K::kString),
+    message(2, "rollingUpdate", kRollingUpdateDeployment),
+};
+const MessageSpec kDeploymentStrategy{"DeploymentStrategy", kDeploymentStrategyFields};
+
+// replicas, revisionHistoryLimit and progressDeadlineSeconds are pointers: 0 is meaningful.
+constexpr FieldSpec kDeploymentSpecFields[] = {
+    scalar(1, "replicas", K::kInt32, kEmitZero),
+    message(2, "selector", kLabelSelector),
+    message(3, "template", kPodTemplateSpec),
+    message(4, "strategy", kDeploymentStrategy),
+    scalar(5, "minReadySeconds", K::kInt32),
+    scalar(6, "revisionHistoryLimit", K::kInt32, kEmitZero),
+    scalar(7, "paused", K::kBool),
+    scalar(9, "progressDeadlineSeconds", K::kInt32, kEmitZero),
+    scalar(10, "podReplacementPolicy", K::kString, kEmitZero),
+};
+const MessageSpec kDeploymentSpec{"DeploymentSpec", kDeploymentSpecFields};
+
+constexpr FieldSpec kDeploymentConditionFields[] = {
+    scalar(1, "type", K::kString),         scalar(2, "status", K::kString),
+    scalar(4, "reason", K::kString),       scalar(5, "message", K::kString),
+    scalar(6, "lastUpdateTime", K::kTime), scalar(7, "lastTransitionTime", K::kTime),
+};
+const MessageSpec kDeploymentCondition{"DeploymentCondition", kDeploymentConditionFields};
+
+constexpr FieldSpec kDeploymentStatusFields[] = {
+    scalar(1, "observedGeneration", K::kInt64),
+    scalar(2, "replicas", K::kInt32),
+    scalar(3, "updatedReplicas", K::kInt32),
+    scalar(4, "availableReplicas", K::kInt32),
+    scalar(5, "unavailableReplicas", K::kInt32),
+    message(6, "conditions", kDeploymentCondition, kRepeated),
+    scalar(7, "readyReplicas", K::kInt32),
+    scalar(8, "collisionCount", K::kInt32, kEmitZero),
+    scalar(9, "terminatingReplicas", K::kInt32, kEmitZero),
+};
+const MessageSpec kDeploymentStatus{"DeploymentStatus", kDeploymentStatusFields};
+
+constexpr FieldSpec kDeploymentFields[] = {
+    message(1, "metadata", kObjectMeta),
+    message(2, "spec", kDeploymentSpec),
+    message(3, "status", kDeploymentStatus),
+};
+
+}  // namespace
+
+const MessageSpec kDeployment{"Deployment", kDeploymentFields};
+
+}  // namespace rg::client::protobuf
