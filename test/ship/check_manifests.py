@@ -2,7 +2,8 @@
 """Checks manifests/: `kubectl kustomize` renders it, `kubectl apply -f manifests/` and
 `kubectl apply -k manifests/` would send the same objects (asked of a loopback discovery stub
 with --dry-run=client), the objects fit together and meet the restricted Pod Security Standard,
-the namespaced component scopes the operator, and every place that names the version agrees."""
+the namespaced component scopes the operator, every place that names the version agrees, and
+the Dockerfile copies every folder the build needs."""
 import os
 import re
 import subprocess
@@ -102,12 +103,29 @@ def check_versions(checks):
     checks.check(f"ARG VERSION={version}\n" in dockerfile, "Dockerfile ARG VERSION vs meson.build version")
 
 
+def check_dockerfile(checks):
+    """The Dockerfile copies every folder the top-level meson.build descends into (it lists them
+    to keep local build folders out), and stages the image with scripts/image.sh like the
+    engine-free build."""
+    root = shiplib.SOURCE_ROOT
+    with open(os.path.join(root, "meson.build"), encoding="utf-8") as f:
+        subdirs = re.findall(r"^subdir\('([^']+)'\)", f.read(), re.MULTILINE)
+    with open(os.path.join(root, "Dockerfile"), encoding="utf-8") as f:
+        dockerfile = f.read()
+    copied = set(re.findall(r"^COPY (\S+) \1$", dockerfile, re.MULTILINE))
+    checks.check(subdirs and set(subdirs) <= copied,
+                 f"Dockerfile: meson.build descends into {sorted(set(subdirs) - copied)}, not copied")
+    checks.check("scripts/image.sh rootfs " in dockerfile, "Dockerfile: stages with scripts/image.sh rootfs")
+    checks.check(re.search(r"^USER 65532:65532$", dockerfile, re.MULTILINE), "Dockerfile: USER 65532")
+
+
 def main():
     checks = Checks("check_manifests")
     check_apply_paths(checks)
     check_objects(checks)
     check_namespaced(checks)
     check_versions(checks)
+    check_dockerfile(checks)
     checks.done()
 
 
