@@ -9,6 +9,7 @@ import re
 import subprocess
 
 import shiplib
+from discovery_stub import DiscoveryStub
 from shiplib import Checks, container_args, find, helm_template, one
 
 MONITORING_API = "monitoring.coreos.com/v1"
@@ -206,6 +207,25 @@ def check_notes(checks):
     checks.check("monitoring.force=true" in notes, "NOTES: says how to get the monitoring objects")
 
 
+def check_kubectl_accepts(checks):
+    """kubectl maps every object of every variant to a resource (asked of a loopback discovery
+    stub that also serves monitoring.coreos.com/v1) and would apply it."""
+    with DiscoveryStub() as stub:
+        for file in sorted(os.listdir(shiplib.VALUES)):
+            if not file.endswith(".yaml"):
+                continue
+            rendered = shiplib.run([shiplib.tool("helm"), "template", shiplib.RELEASE, shiplib.CHART,
+                                    "--namespace", shiplib.RELEASE_NAMESPACE, "--api-versions",
+                                    MONITORING_API, "--values", os.path.join(shiplib.VALUES, file)]).stdout
+            proc = subprocess.run([shiplib.tool("kubectl"), "--kubeconfig", stub.kubeconfig,
+                                   "--cache-dir", os.path.join(stub.dir.name, "cache"), "apply", "-f", "-",
+                                   "--dry-run=client", "--validate=false", "-o", "name"],
+                                  input=rendered, capture_output=True, text=True)
+            expected = len(shiplib.objects(rendered))
+            checks.check(proc.returncode == 0 and len(proc.stdout.split()) == expected,
+                         f"kubectl apply --dry-run=client of {file}: {proc.stderr or proc.stdout}")
+
+
 def main():
     checks = Checks("check_chart")
     check_defaults(checks)
@@ -214,6 +234,7 @@ def main():
     check_flags(checks)
     check_dashboard(checks)
     check_notes(checks)
+    check_kubectl_accepts(checks)
     checks.done()
 
 

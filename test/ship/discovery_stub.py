@@ -17,6 +17,8 @@ RESOURCES = {
                                      ("clusterrolebindings", "ClusterRoleBinding", False),
                                      ("roles", "Role", True), ("rolebindings", "RoleBinding", True)],
     "policy/v1": [("poddisruptionbudgets", "PodDisruptionBudget", True)],
+    "monitoring.coreos.com/v1": [("servicemonitors", "ServiceMonitor", True),
+                                 ("prometheusrules", "PrometheusRule", True)],
 }
 
 
