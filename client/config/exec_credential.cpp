@@ -3,6 +3,7 @@
 
 #include <fmt/chrono.h>
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <boost/json.hpp>
 
 #include <cerrno>
@@ -209,6 +210,9 @@ boost::asio::awaitable<std::string> ExecCredential::authorization() {
     throw ExecPluginError(fmt::format("exec plugin {} failed with exit status {}{}",
                                       config_.command, result.exit_code,
                                       stderr_suffix(result.err)));
+  }
+  if (std::string err = trim(result.err); !err.empty()) {
+    spdlog::debug("exec plugin {} wrote to stderr: {}", config_.command, err);
   }
   Cached fresh = parse_output(result.out);
   std::string value = "Bearer " + fresh.token;

@@ -3,6 +3,7 @@
 #include "client/config/kubeconfig.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <fstream>
 #include <set>
@@ -116,6 +117,12 @@ std::shared_ptr<AuthProvider> auth_from(const UserEntry& u, const ClusterEntry& 
                      u.auth_provider),
          "use an exec credential plugin instead, e.g. kubelogin or the cloud's CLI");
   }
+  if (!u.impersonation_key.empty()) {
+    // Ignoring it would silently act as the base user instead of the impersonated one.
+    fail(u.at(u.impersonation_key), entry,
+         fmt::format("impersonation ({}) is not supported", u.impersonation_key),
+         "use a user whose own credentials have the access needed");
+  }
   bool has_token = !u.token.empty() || !u.token_file.empty();
   bool has_basic = !u.username.empty() || !u.password.empty();
   if (has_token && has_basic) {
@@ -189,6 +196,10 @@ RestConfig rest_config_from(const Kubeconfig& config, const std::string& context
          "set clusters[].cluster.server to the API server's URL, e.g. https://127.0.0.1:6443");
   }
 
+  if (!c.proxy_url.empty()) {
+    spdlog::warn("{}: {}: proxy-url {} is not supported; connecting to {} directly",
+                 c.at("proxy-url").file, cluster_entry, c.proxy_url, c.server);
+  }
   RestConfig rest;
   rest.host = normalize_server(c, cluster_entry);
   rest.tls = tls_from(c, user);

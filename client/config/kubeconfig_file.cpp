@@ -113,6 +113,7 @@ class FileReader {
     c.insecure_skip_tls_verify =
         boolean(n["insecure-skip-tls-verify"], entry, "insecure-skip-tls-verify");
     c.tls_server_name = scalar(n["tls-server-name"], entry, "tls-server-name");
+    c.proxy_url = scalar(n["proxy-url"], entry, "proxy-url");
   }
 
   void read_user(const YAML::Node& n, UserEntry& u) const {
@@ -126,6 +127,9 @@ class FileReader {
     u.token_file = path(n["tokenFile"], entry, "tokenFile");
     u.username = scalar(n["username"], entry, "username");
     u.password = scalar(n["password"], entry, "password");
+    for (const char* key : {"as", "as-uid", "as-groups", "as-user-extra"}) {
+      if (present(n[key]) && u.impersonation_key.empty()) u.impersonation_key = key;
+    }
     if (const YAML::Node provider = n["auth-provider"]; present(provider)) {
       u.auth_provider = provider.IsMap() ? scalar(provider["name"], entry, "auth-provider name")
                                          : std::string("unnamed");

@@ -34,6 +34,7 @@ struct ClusterEntry : KubeconfigEntry {
   std::string certificate_authority_data;  ///< base64, as written
   bool insecure_skip_tls_verify = false;
   std::string tls_server_name;
+  std::string proxy_url;  ///< not supported by the transport: warned about, not used
 };
 
 struct UserEntry : KubeconfigEntry {
@@ -46,7 +47,8 @@ struct UserEntry : KubeconfigEntry {
   std::string username;
   std::string password;
   std::optional<ExecConfig> exec;
-  std::string auth_provider;  ///< name of a legacy auth-provider plugin, unsupported
+  std::string auth_provider;      ///< name of a legacy auth-provider plugin, unsupported
+  std::string impersonation_key;  ///< the first of as/as-uid/as-groups/as-user-extra, unsupported
 };
 
 struct ContextEntry : KubeconfigEntry {

@@ -314,6 +314,9 @@ TEST_CASE("broken kubeconfigs give one clear error naming file, line, entry and 
   expect(cluster + "users:\n- name: u\n  user:\n    tokenFile: /nonexistent/token\n",
          "{file}:11: user \"u\": tokenFile /nonexistent/token: cannot read the token file (check "
          "that the file exists, is readable and holds a bearer token)");
+  expect(cluster + "users:\n- name: u\n  user:\n    token: t\n    as: admin\n",
+         "{file}:12: user \"u\": impersonation (as) is not supported (use a user whose own "
+         "credentials have the access needed)");
   expect(cluster + "users:\n- name: u\n  user:\n    auth-provider: {name: gcp}\n",
          "{file}:11: user \"u\": auth-provider \"gcp\" is not supported (kubectl removed these "
          "plugins) (use an exec credential plugin instead, e.g. kubelogin or the cloud's CLI)");
