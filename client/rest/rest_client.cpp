@@ -34,11 +34,15 @@ struct Call {
   ConnectionKind kind = ConnectionKind::kPooled;
 };
 
-std::string object_path(const ResourceRef& resource, std::string_view name, const char* verb) {
+void require_namespace(const ResourceRef& resource, const char* verb) {
   if (resource.namespaced && resource.namespace_.empty()) {
     throw std::invalid_argument(std::string(verb) + " " + resource.group_resource() +
                                 ": the resource is namespaced; give a namespace with .in(ns)");
   }
+}
+
+std::string object_path(const ResourceRef& resource, std::string_view name, const char* verb) {
+  require_namespace(resource, verb);
   if (name.empty()) {
     throw std::invalid_argument(std::string(verb) + " " + resource.group_resource() +
                                 ": an object name is required");
@@ -178,10 +182,7 @@ asio::awaitable<BodyReader> RestClient::watch(const ResourceRef& resource,
 asio::awaitable<json::value> RestClient::create(const ResourceRef& resource,
                                                 const json::value& object,
                                                 const CreateOptions& options) {
-  if (resource.namespaced && resource.namespace_.empty()) {
-    throw std::invalid_argument("create " + resource.group_resource() +
-                                ": the resource is namespaced; give a namespace with .in(ns)");
-  }
+  require_namespace(resource, "create");
   const Call call{"POST", resource.path() + to_query(options).str(), json::serialize(object),
                   "application/json", options.timeout};
   co_return co_await impl_->execute_json(call);
@@ -217,11 +218,7 @@ asio::awaitable<HttpResponse> RestClient::raw(const RawRequest& request) {
   const Call call{request.method, request.path, request.body, request.content_type,
                   request.timeout};
   auto reader = co_await impl_->execute(call);
-  HttpResponse response;
-  response.body = co_await reader.read_all(Transport::kDefaultBodyLimit);
-  response.status = reader.status();
-  response.headers = reader.headers();
-  co_return response;
+  co_return co_await reader.read_response(Transport::kDefaultBodyLimit);
 }
 
 }  // namespace rg::client

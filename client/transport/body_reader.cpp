@@ -89,4 +89,12 @@ asio::awaitable<std::string> BodyReader::read_all(std::size_t limit) {
   }
 }
 
+asio::awaitable<HttpResponse> BodyReader::read_response(std::size_t limit) {
+  HttpResponse response;
+  response.body = co_await read_all(limit);
+  response.status = status();
+  response.headers = headers();
+  co_return response;
+}
+
 }  // namespace rg::client

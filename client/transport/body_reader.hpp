@@ -36,6 +36,9 @@ class BodyReader {
   /// Reads the rest of the body; throws TransportError(kProtocol) if it exceeds `limit` bytes.
   boost::asio::awaitable<std::string> read_all(std::size_t limit);
 
+  /// read_all() with the status and headers: the whole response.
+  boost::asio::awaitable<HttpResponse> read_response(std::size_t limit);
+
   /// Deadline for the remaining body reads; kNoDeadline (the default for watches) = none.
   void set_deadline(Deadline deadline);
 

@@ -6,6 +6,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/ssl/host_name_verification.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
@@ -152,9 +153,23 @@ asio::awaitable<std::unique_ptr<Connection>> Connection::open(const ServerAddres
   std::unique_ptr<Connection> connection(new Connection(executor, tls, address.host_header()));
   error_code ec;
 
-  asio::ip::tcp::resolver resolver(executor);
-  const auto endpoints = co_await resolver.async_resolve(
+  // The resolver has no deadline of its own: a timer cancels it. Both are shared with the
+  // timer's handler, which may run after this frame is gone.
+  const auto resolver = std::make_shared<asio::ip::tcp::resolver>(executor);
+  const auto resolve_timed_out = std::make_shared<bool>(false);
+  asio::steady_timer resolve_timer(executor, deadline);
+  if (deadline != kNoDeadline) {
+    resolve_timer.async_wait([resolver, resolve_timed_out](error_code timer_ec) {
+      if (!timer_ec) {
+        *resolve_timed_out = true;
+        resolver->cancel();
+      }
+    });
+  }
+  const auto endpoints = co_await resolver->async_resolve(
       address.host, address.port, asio::redirect_error(asio::use_awaitable, ec));
+  resolve_timer.cancel();
+  if (ec && *resolve_timed_out) ec = beast::error::timeout;
   if (ec) throw connection->error(ec, IoStage::kResolve);
 
   connection->set_deadline(deadline);

@@ -61,16 +61,17 @@ std::unique_ptr<Connection> ConnectionPool::take_idle_locked() {
 }
 
 asio::awaitable<ConnectionLease> ConnectionPool::acquire(Deadline deadline) {
+  const auto self = shared_from_this();  // alive while this coroutine waits
   const auto executor = co_await asio::this_coro::executor;
   std::shared_ptr<Waiter> waiter;
   {
     std::lock_guard lock(mutex_);
     if (auto connection = take_idle_locked()) {
-      co_return ConnectionLease(shared_from_this(), std::move(connection));
+      co_return ConnectionLease(self, std::move(connection));
     }
     if (open_ < max_connections_) {
       ++open_;
-      co_return ConnectionLease(shared_from_this(), nullptr);
+      co_return ConnectionLease(self, nullptr);
     }
     waiter = std::make_shared<Waiter>(executor);
     waiters_.push_back(waiter);
@@ -101,7 +102,7 @@ asio::awaitable<ConnectionLease> ConnectionPool::acquire(Deadline deadline) {
     throw TransportError(TransportErrorKind::kCancelled, asio::error::operation_aborted,
                          "cancelled while waiting for a free connection");
   }
-  co_return ConnectionLease(shared_from_this(), std::move(waiter->connection));
+  co_return ConnectionLease(self, std::move(waiter->connection));
 }
 
 void ConnectionPool::release(std::unique_ptr<Connection> connection, bool reusable) {
@@ -128,7 +129,7 @@ void ConnectionPool::release(std::unique_ptr<Connection> connection, bool reusab
   if (next) next->wakeup.try_send(error_code{});
 }
 
-PoolStats ConnectionPool::stats() const {
+TransportStats ConnectionPool::stats() const {
   std::lock_guard lock(mutex_);
   return {open_, idle_.size(), waiters_.size()};
 }

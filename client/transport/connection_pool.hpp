@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "client/transport/connection.hpp"
+#include "client/transport/transport.hpp"
 
 namespace rg::client {
 
@@ -41,12 +42,6 @@ class ConnectionLease {
   std::shared_ptr<ConnectionPool> pool_;
 };
 
-struct PoolStats {
-  std::size_t open = 0;     ///< connections (or slots) counted against the cap
-  std::size_t idle = 0;     ///< of those, parked for reuse
-  std::size_t waiting = 0;  ///< requests waiting for a slot
-};
-
 class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
  public:
   ConnectionPool(std::size_t max_connections, std::chrono::steady_clock::duration idle_timeout);
@@ -56,7 +51,7 @@ class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
   /// `deadline`. Throws TransportError (kTimeout, or kCancelled when cancelled while waiting).
   boost::asio::awaitable<ConnectionLease> acquire(Deadline deadline);
 
-  PoolStats stats() const;
+  TransportStats stats() const;
 
  private:
   friend class ConnectionLease;

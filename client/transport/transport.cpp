@@ -118,16 +118,9 @@ asio::awaitable<BodyReader> Transport::send(const HttpRequest& request, Deadline
 asio::awaitable<HttpResponse> Transport::round_trip(const HttpRequest& request, Deadline deadline,
                                                     bool replayable, std::size_t body_limit) {
   auto reader = co_await send(request, deadline, replayable);
-  HttpResponse response;
-  response.body = co_await reader.read_all(body_limit);
-  response.status = reader.status();
-  response.headers = reader.headers();
-  co_return response;
+  co_return co_await reader.read_response(body_limit);
 }
 
-TransportStats Transport::stats() const {
-  const auto pool = impl_->pool->stats();
-  return {pool.open, pool.idle, pool.waiting};
-}
+TransportStats Transport::stats() const { return impl_->pool->stats(); }
 
 }  // namespace rg::client

@@ -496,3 +496,26 @@ TEST_CASE_FIXTURE(Fixture, "raw: any path with the same headers and errors") {
   CHECK(json::parse(response.body).at("minor") == "35");
   CHECK(script.requests.at(0).target == "/version?timeout=32s");
 }
+
+TEST_CASE("timeouts: RestConfig::timeout bounds a call, and each call may override it") {
+  asio::io_context io;
+  TestServer server(io, [](ServerSession& session, ServerRequest) -> asio::awaitable<void> {
+    co_await session.wait_for_close();  // never answers
+  });
+  RestConfig config;
+  config.host = server.url();
+  config.timeout = std::chrono::milliseconds(50);
+  RestClient client(config);
+  const auto pods = resources::pods().in("default");
+  const auto timed_out = [](const std::exception& e) {
+    const auto* error = dynamic_cast<const TransportError*>(&e);
+    return error != nullptr && error->kind() == TransportErrorKind::kTimeout;
+  };
+  CHECK(holds(failure(io, client.get(pods, "p")), timed_out));
+
+  config.timeout = std::chrono::hours(1);
+  RestClient patient(config);
+  GetOptions options;
+  options.timeout = std::chrono::milliseconds(50);
+  CHECK(holds(failure(io, patient.get(pods, "p", options)), timed_out));
+}

@@ -7,7 +7,11 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_awaitable.hpp>
+
+#include <atomic>
+#include <thread>
 
 #include "client/transport/transport_error.hpp"
 #include "test/client/transport/test_server.hpp"
@@ -374,4 +378,32 @@ TEST_CASE("transport: waiting for a pooled connection honours the deadline and c
   cancel_first.emit(asio::cancellation_type::terminal);
   run_until(io, [&] { return first_done && server.connections_closed_by_client() == 1; });
   CHECK(transport.stats().open == 0);
+}
+
+TEST_CASE("transport: coroutines on several threads share the capped pool safely") {
+  asio::io_context server_io;
+  TestServer server(server_io, answer_ok);
+  std::thread server_thread([&] { server_io.run(); });
+  {
+    asio::thread_pool threads(3);  // outlives the transport: its sockets live on these threads
+    Transport transport(config_for(server), TransportOptions{.max_connections = 3});
+    std::atomic<int> succeeded{0};
+    std::atomic<int> failed{0};
+    const auto request = get("/x");
+    for (int i = 0; i < 60; ++i) {
+      asio::co_spawn(threads, transport.round_trip(request, in_seconds(60), true),
+                     [&](std::exception_ptr error, HttpResponse response) {
+                       ++(error || response.status != 200 ? failed : succeeded);
+                     });
+    }
+    threads.join();
+    CHECK(succeeded == 60);
+    CHECK(failed == 0);
+    CHECK(transport.stats().open <= 3);
+    CHECK(transport.stats().waiting == 0);
+  }
+  server_io.stop();
+  server_thread.join();
+  CHECK(server.requests() == 60);
+  CHECK(server.connections_accepted() <= 3);
 }
