@@ -141,7 +141,7 @@ def check_flags(checks):
         "--leader-elect-retry-period=4s", "--namespace=prod",
         "--deployment-selector=app.kubernetes.io/part-of=shop", "--workers=4",
         "--node-grace-period=45s", "--scale-down-delay=2m", "--default-max-surge=2",
-        "--max-unhealthy-node-fraction=0.4", "--max-total-surge=20", "--log-format=text", "-v=2",
+        "--max-unhealthy-node-fraction=0.4", "--max-total-surge=20", "--log-format=text", "-vv",
         "--some-future-flag=1"], "everything: flags")
     checks.equal(deployment["spec"]["replicas"], 3, "everything: replicas")
     checks.equal(spec["serviceAccountName"], "guard", "everything: ServiceAccount")
