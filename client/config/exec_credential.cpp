@@ -4,10 +4,15 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
 #include <cerrno>
 #include <charconv>
+#include <functional>
 #include <system_error>
 
 #include "client/config/base64.hpp"
@@ -161,16 +166,89 @@ ExecCredential::Cached ExecCredential::parse_output(const std::string& output) c
   return cached;
 }
 
+/// One plugin run that later callers join: they park their completion handlers here and are
+/// resumed, each on its own executor, when the run ends.
+class ExecCredential::Flight {
+ public:
+  /// Waits for complete(), then returns the header or rethrows the run's error.
+  boost::asio::awaitable<std::string> wait() {
+    auto initiate = [this](auto handler) {
+      // Resumed through a post to the waiter's own executor, never inline in complete().
+      auto executor = boost::asio::get_associated_executor(handler);
+      auto shared = std::make_shared<decltype(handler)>(std::move(handler));
+      auto resume = [executor, shared] { boost::asio::post(executor, [shared] { (*shared)(); }); };
+      std::unique_lock lock(mutex_);
+      if (done_) {
+        lock.unlock();
+        resume();
+        return;
+      }
+      waiters_.emplace_back(std::move(resume));
+    };
+    co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&, void()>(
+        initiate, boost::asio::use_awaitable);
+    if (error_) std::rethrow_exception(error_);
+    co_return header_;
+  }
+
+  void complete(std::string header, std::exception_ptr error) {
+    std::vector<std::function<void()>> waiters;
+    {
+      std::lock_guard lock(mutex_);
+      header_ = std::move(header);
+      error_ = error;
+      done_ = true;
+      waiters.swap(waiters_);
+    }
+    for (auto& resume : waiters) resume();
+  }
+
+ private:
+  std::mutex mutex_;
+  bool done_ = false;
+  std::string header_;
+  std::exception_ptr error_;
+  std::vector<std::function<void()>> waiters_;
+};
+
 boost::asio::awaitable<std::string> ExecCredential::authorization() {
   std::optional<std::string> header;
+  std::shared_ptr<Flight> flight;
+  bool leader = false;
   {
     std::lock_guard lock(mutex_);
     if (cached_ && (!cached_->expiry || clock_() < *cached_->expiry)) {
       header = "Bearer " + cached_->token;
+    } else if (flight_) {
+      flight = flight_;
+    } else {
+      flight = flight_ = std::make_shared<Flight>();
+      leader = true;
     }
   }
   if (header) co_return *header;
+  if (!leader) {
+    std::string joined = co_await flight->wait();
+    co_return joined;
+  }
 
+  std::string value;
+  std::exception_ptr error;
+  try {
+    value = co_await run_plugin();
+  } catch (...) {
+    error = std::current_exception();
+  }
+  {
+    std::lock_guard lock(mutex_);
+    flight_.reset();
+  }
+  flight->complete(value, error);
+  if (error) std::rethrow_exception(error);
+  co_return value;
+}
+
+boost::asio::awaitable<std::string> ExecCredential::run_plugin() {
   if (config_.interactive_mode == "Always") {
     throw ExecPluginError(fmt::format(
         "exec plugin {} needs an interactive terminal (interactiveMode: Always), which a "

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -46,7 +47,8 @@ class ExecCredential : public AuthProvider {
       ExecConfig config, ExecClusterInfo cluster = {},
       Clock clock = [] { return std::chrono::system_clock::now(); });
 
-  /// "Bearer <token>", running the plugin when there is no unexpired cached token. Throws
+  /// "Bearer <token>", running the plugin when there is no unexpired cached token. Callers that
+  /// arrive while the plugin runs wait for that run instead of starting another one. Throws
   /// ExecPluginError when the plugin cannot be run, fails or returns something unusable.
   boost::asio::awaitable<std::string> authorization() override;
   void invalidate() override;
@@ -63,14 +65,19 @@ class ExecCredential : public AuthProvider {
     std::optional<std::chrono::system_clock::time_point> expiry;
   };
 
+  class Flight;
+
   Cached parse_output(const std::string& output) const;
+  /// Runs the plugin, caches its token and returns the header.
+  boost::asio::awaitable<std::string> run_plugin();
 
   ExecConfig config_;
   ExecClusterInfo cluster_;
   Clock clock_;
   mutable std::mutex mutex_;
-  std::optional<Cached> cached_;  ///< guarded by mutex_
-  int runs_ = 0;                  ///< guarded by mutex_
+  std::optional<Cached> cached_;    ///< guarded by mutex_
+  int runs_ = 0;                    ///< guarded by mutex_
+  std::shared_ptr<Flight> flight_;  ///< the run in progress, if any; guarded by mutex_
 };
 
 /// An exec plugin that could not be run or failed; the message names the command, its exit

@@ -251,6 +251,66 @@ echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","s
   CHECK(header == "Bearer after-go");
 }
 
+TEST_CASE("callers arriving while the plugin runs share that run") {
+  // The plugin blocks until $GO exists, so the second caller surely arrives mid-run; a third
+  // coroutine creates $GO. $FAIL makes the run fail, for the error case.
+  TempDir dir;
+  ExecConfig config;
+  config.api_version = kV1;
+  config.timeout = std::chrono::seconds(20);
+  config.command = dir.write("plugin.sh", R"(#!/bin/sh
+while [ ! -e "$GO" ]; do sleep 0.01; done
+echo run >> "$STATE/runs"
+if [ -e "$FAIL" ]; then echo 'denied' >&2; exit 2; fi
+echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"shared"}}'
+)",
+                             0755)
+                       .string();
+  config.env = {{"GO", (dir / "go").string()},
+                {"FAIL", (dir / "fail").string()},
+                {"STATE", dir.path().string()}};
+
+  auto run_two_callers = [&](ExecCredential& credential) {
+    std::filesystem::remove(dir / "go");
+    boost::asio::io_context io;
+    std::vector<std::string> results;
+    auto caller = [&]() -> boost::asio::awaitable<void> {
+      try {
+        results.push_back(co_await credential.authorization());
+      } catch (const ExecPluginError& e) {
+        results.push_back(std::string("error: ") + e.what());
+      }
+    };
+    boost::asio::co_spawn(io, caller, boost::asio::detached);
+    boost::asio::co_spawn(io, caller, boost::asio::detached);
+    boost::asio::co_spawn(
+        io,
+        [&]() -> boost::asio::awaitable<void> {
+          dir.write("go", "");
+          co_return;
+        },
+        boost::asio::detached);
+    io.run();
+    return results;
+  };
+
+  ExecCredential ok(config);
+  CHECK(run_two_callers(ok) == std::vector<std::string>{"Bearer shared", "Bearer shared"});
+  CHECK(ok.runs() == 1);
+
+  dir.write("fail", "");
+  ExecCredential failing(config);
+  auto failures = run_two_callers(failing);
+  REQUIRE(failures.size() == 2);
+  CHECK(failures[0] == failures[1]);
+  CHECK(failures[0].ends_with("failed with exit status 2: denied"));
+  CHECK(failing.runs() == 1);
+  // The failure is not cached: the next call runs the plugin again.
+  std::filesystem::remove(dir / "fail");
+  CHECK(run_two_callers(failing) == std::vector<std::string>{"Bearer shared", "Bearer shared"});
+  CHECK(failing.runs() == 2);
+}
+
 TEST_CASE("exec plugin from a kubeconfig, relative to the kubeconfig's folder") {
   Plugin p;
   p.dir.write("bin/plugin", kTokenPlugin, 0755);
