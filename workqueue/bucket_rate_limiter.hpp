@@ -1,0 +1,27 @@
+// bucket_rate_limiter.hpp: an overall token bucket shared by all items (client-go's
+// BucketRateLimiter over rate.NewLimiter(qps, burst); the controller default is 10 qps, burst
+// 100). It has no per-item memory: forget does nothing and num_requeues is always 0.
+#pragma once
+
+#include <memory>
+
+#include "workqueue/rate_limiter.hpp"
+#include "workqueue/token_bucket.hpp"
+
+namespace rg::workqueue {
+
+template <class Key>
+class BucketRateLimiter final : public RateLimiter<Key> {
+ public:
+  BucketRateLimiter(double qps = 10, int burst = 100, std::shared_ptr<const Clock> clock = nullptr)
+      : bucket_(qps, burst, std::move(clock)) {}
+
+  Duration when(const Key&) override { return bucket_.reserve(); }
+  void forget(const Key&) override {}
+  int num_requeues(const Key&) override { return 0; }
+
+ private:
+  TokenBucket bucket_;
+};
+
+}  // namespace rg::workqueue

@@ -1,0 +1,369 @@
+// queue.hpp: the work queue core, client-go's util/workqueue Typed queue for coroutine workers.
+//
+//  - add: a key already waiting is not queued twice; a key being processed that is added again
+//    is queued once more only after its done(), so no key is handled by two workers at once
+//    (client-go's queue / dirty / processing sets, kept here as one map of per-key state).
+//  - get: `co_await queue->get()` returns the next key, suspending while the queue is empty;
+//    std::nullopt means the queue is shut down and empty: the worker should return.
+//  - done, len, shut_down, shut_down_with_drain, shutting_down as in client-go.
+//
+// Every member is safe to call from any thread. Waiting getters are completed on their own
+// executor, so workers may run on several threads of one io_context or on several io_contexts.
+// A waiting get() honours its coroutine's cancellation slot (it then throws operation_aborted
+// and takes no key). Queues are shared: create them with create() and keep the shared_ptr.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/unordered/unordered_flat_map.hpp>
+
+#include "workqueue/clock.hpp"
+#include "workqueue/metrics.hpp"
+#include "workqueue/waiter_list.hpp"
+
+namespace rg::workqueue {
+
+struct QueueOptions {
+  // The metrics `name` label; required when `metrics` is set.
+  std::string name{};
+  // Where the queue's metrics are listed. Null: no metrics and no timestamps taken.
+  std::shared_ptr<MetricsProvider> metrics{};
+  // Time source for metrics and delays (and rate limiters built for this queue). Null: SteadyClock.
+  std::shared_ptr<const Clock> clock{};
+};
+
+template <class Key, class Hash = std::hash<Key>, class KeyEqual = std::equal_to<Key>>
+class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
+ protected:
+  struct Private {
+    explicit Private() = default;
+  };
+
+ public:
+  static std::shared_ptr<Queue> create(QueueOptions options = {}) {
+    return std::make_shared<Queue>(Private{}, std::move(options));
+  }
+
+  Queue(Private, QueueOptions options)
+      : clock_(options.clock ? std::move(options.clock) : SteadyClock::shared()),
+        metrics_on_(options.metrics != nullptr) {
+    if (metrics_on_) {
+      registration_ = options.metrics->register_queue(std::move(options.name),
+                                                      [this] { return metrics_snapshot(); });
+    }
+  }
+
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+
+  virtual ~Queue() {
+    registration_ = {};
+    std::vector<Getter> getters;
+    std::vector<Drainer> drainers;
+    {
+      std::lock_guard lock(mu_);
+      getters = getters_.take_all();
+      drainers = drainers_.take_all();
+    }
+    wake(std::move(getters), std::move(drainers));
+  }
+
+  // Queues `key` for processing unless it is already waiting; ignored once shutting down.
+  void add(const Key& key) { add_item(key); }
+  void add(Key&& key) { add_item(std::move(key)); }
+
+  // The next key to process, or std::nullopt once the queue is shut down and empty. Keys still
+  // queued at shutdown are handed out first. Every key returned must be given back with done().
+  boost::asio::awaitable<std::optional<Key>> get() {
+    {
+      std::lock_guard lock(mu_);
+      if (!queue_.empty()) co_return pop_locked();
+      if (shutting_down_) co_return std::nullopt;
+    }
+    auto initiation = [this](auto handler) { wait_for_key(std::move(handler)); };
+    co_return co_await boost::asio::async_initiate<
+        const boost::asio::use_awaitable_t<>&, void(boost::system::error_code, std::optional<Key>)>(
+        initiation, boost::asio::use_awaitable);
+  }
+
+  // Marks `key` as no longer being processed; if it was added meanwhile, it is queued again.
+  // A key that is not being processed is ignored.
+  void done(const Key& key) {
+    std::optional<Handoff> handoff;
+    std::vector<Drainer> drained;
+    {
+      std::lock_guard lock(mu_);
+      auto it = items_.find(key);
+      if (it == items_.end() || !it->second.processing) return;
+      Entry& entry = it->second;
+      entry.processing = false;
+      --processing_;
+      if (metrics_on_) stats_.work_duration.observe(clock_->now() - entry.started_at);
+      if (entry.dirty) {
+        handoff = make_ready_locked(it);
+      } else {
+        items_.erase(it);
+      }
+      if (processing_ == 0 && drain_) drained = drainers_.take_all();
+    }
+    if (handoff) std::move(*handoff).complete();
+    for (auto& d : drained) std::move(d).complete({});
+  }
+
+  // Keys waiting to be handed out (not counting those being processed).
+  std::size_t len() const {
+    std::lock_guard lock(mu_);
+    return queue_.size();
+  }
+
+  // Stops accepting keys and wakes every waiting get() (they return std::nullopt). Keys already
+  // queued are still handed out. Also ends any shut_down_with_drain() wait.
+  void shut_down() {
+    std::vector<Getter> getters;
+    std::vector<Drainer> drainers;
+    {
+      std::lock_guard lock(mu_);
+      shutting_down_ = true;
+      drain_ = false;
+      getters = getters_.take_all();
+      drainers = drainers_.take_all();
+      on_shut_down_locked();
+    }
+    wake(std::move(getters), std::move(drainers));
+  }
+
+  // Shuts down like shut_down(), then completes once no key is being processed (every key handed
+  // out has had its done()). Workers must keep calling done(), or this never completes.
+  boost::asio::awaitable<void> shut_down_with_drain() {
+    auto initiation = [this](auto handler) { begin_drain(std::move(handler)); };
+    co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
+                                         void(boost::system::error_code)>(
+        initiation, boost::asio::use_awaitable);
+  }
+
+  bool shutting_down() const {
+    std::lock_guard lock(mu_);
+    return shutting_down_;
+  }
+
+ protected:
+  using Getter = typename detail::WaiterList<std::optional<Key>>::Completion;
+  using Drainer = typename detail::WaiterList<>::Completion;
+
+  // A key given straight to a waiting get(); completed after the lock is released.
+  struct Handoff {
+    Getter getter;
+    Key key;
+    void complete() && { std::move(getter).complete({}, std::move(key)); }
+  };
+
+  // add() with mu_ held. Returns the handoff to complete once mu_ is released, if any.
+  template <class K>
+  [[nodiscard]] std::optional<Handoff> add_locked(K&& key) {
+    if (shutting_down_) return std::nullopt;
+    auto [it, inserted] = items_.try_emplace(std::forward<K>(key));
+    Entry& entry = it->second;
+    if (entry.dirty) return std::nullopt;
+    entry.dirty = true;
+    if (metrics_on_) {
+      ++stats_.adds;
+      ++stats_.depth;
+      entry.added_at = clock_->now();
+    }
+    if (entry.processing) return std::nullopt;
+    return make_ready_locked(it);
+  }
+
+  void count_retry_locked() {
+    if (metrics_on_) ++stats_.retries;
+  }
+
+  // Called with mu_ held when the queue starts shutting down.
+  virtual void on_shut_down_locked() {}
+
+  const Clock& clock() const { return *clock_; }
+
+  mutable std::mutex mu_;
+  bool shutting_down_ = false;
+
+ private:
+  struct Entry {
+    bool dirty = false;       // waiting to be processed (queued, or re-added while processing)
+    bool processing = false;  // handed out by get(), done() not yet called
+    TimePoint added_at{};     // metrics only
+    TimePoint started_at{};   // metrics only
+  };
+  using Items = boost::unordered_flat_map<Key, Entry, Hash, KeyEqual>;
+
+  struct Stats {
+    std::int64_t depth = 0;
+    std::uint64_t adds = 0;
+    std::uint64_t retries = 0;
+    LatencyHistogram queue_duration;
+    LatencyHistogram work_duration;
+  };
+
+  // Completes a waiter if its coroutine's cancellation slot fires before it got a key.
+  class CancelWaiter {
+   public:
+    CancelWaiter(std::weak_ptr<Queue> queue, std::uint64_t id)
+        : queue_(std::move(queue)), id_(id) {}
+    void operator()(boost::asio::cancellation_type type) {
+      if (type == boost::asio::cancellation_type::none) return;
+      if (auto queue = queue_.lock()) queue->cancel_waiter(id_);
+    }
+
+   private:
+    std::weak_ptr<Queue> queue_;
+    std::uint64_t id_;
+  };
+
+  template <class K>
+  void add_item(K&& key) {
+    std::optional<Handoff> handoff;
+    {
+      std::lock_guard lock(mu_);
+      handoff = add_locked(std::forward<K>(key));
+    }
+    if (handoff) std::move(*handoff).complete();
+  }
+
+  // The key at `it` is ready: give it to a waiting get(), or queue it.
+  std::optional<Handoff> make_ready_locked(typename Items::iterator it) {
+    if (getters_.empty()) {
+      queue_.push_back(it->first);
+      return std::nullopt;
+    }
+    start_processing_locked(it->second);
+    return Handoff{getters_.pop_front(), it->first};
+  }
+
+  void start_processing_locked(Entry& entry) {
+    entry.dirty = false;
+    entry.processing = true;
+    ++processing_;
+    if (metrics_on_) {
+      const TimePoint now = clock_->now();
+      --stats_.depth;
+      stats_.queue_duration.observe(now - entry.added_at);
+      entry.started_at = now;
+    }
+  }
+
+  Key pop_locked() {
+    Key key = std::move(queue_.front());
+    queue_.pop_front();
+    start_processing_locked(items_.find(key)->second);
+    return key;
+  }
+
+  template <class Handler>
+  void wait_for_key(Handler&& handler) {
+    std::optional<Key> key;
+    {
+      std::lock_guard lock(mu_);
+      if (queue_.empty() && !shutting_down_) {
+        const std::uint64_t id = next_waiter_id_++;
+        auto getter = detail::WaiterList<std::optional<Key>>::make(std::forward<Handler>(handler));
+        install_cancellation(getter.cancellation_slot(), id);
+        getters_.push(id, std::move(getter));
+        return;
+      }
+      // A key arrived (or the queue shut down) between get()'s first look and now.
+      if (!queue_.empty()) key = pop_locked();
+    }
+    detail::WaiterList<std::optional<Key>>::make(std::forward<Handler>(handler))
+        .complete({}, std::move(key));
+  }
+
+  template <class Handler>
+  void begin_drain(Handler&& handler) {
+    std::vector<Getter> getters;
+    std::vector<Drainer> drainers;
+    {
+      std::lock_guard lock(mu_);
+      shutting_down_ = true;
+      drain_ = true;
+      getters = getters_.take_all();
+      on_shut_down_locked();
+      if (processing_ == 0) {
+        drainers.push_back(detail::WaiterList<>::make(std::forward<Handler>(handler)));
+      } else {
+        const std::uint64_t id = next_waiter_id_++;
+        auto drainer = detail::WaiterList<>::make(std::forward<Handler>(handler));
+        install_cancellation(drainer.cancellation_slot(), id);
+        drainers_.push(id, std::move(drainer));
+      }
+    }
+    wake(std::move(getters), std::move(drainers));
+  }
+
+  void install_cancellation(boost::asio::cancellation_slot slot, std::uint64_t id) {
+    if (slot.is_connected()) slot.template emplace<CancelWaiter>(this->weak_from_this(), id);
+  }
+
+  void cancel_waiter(std::uint64_t id) {
+    std::optional<Getter> getter;
+    std::optional<Drainer> drainer;
+    {
+      std::lock_guard lock(mu_);
+      getter = getters_.remove(id);
+      if (!getter) drainer = drainers_.remove(id);
+    }
+    if (getter) std::move(*getter).complete(boost::asio::error::operation_aborted, std::nullopt);
+    if (drainer) std::move(*drainer).complete(boost::asio::error::operation_aborted);
+  }
+
+  static void wake(std::vector<Getter> getters, std::vector<Drainer> drainers) {
+    for (auto& g : getters) std::move(g).complete({}, std::nullopt);
+    for (auto& d : drainers) std::move(d).complete({});
+  }
+
+  QueueMetricsSnapshot metrics_snapshot() const {
+    std::lock_guard lock(mu_);
+    QueueMetricsSnapshot s;
+    s.depth = stats_.depth;
+    s.adds = stats_.adds;
+    s.retries = stats_.retries;
+    s.queue_duration = stats_.queue_duration;
+    s.work_duration = stats_.work_duration;
+    const TimePoint now = clock_->now();
+    for (const auto& [key, entry] : items_) {
+      if (!entry.processing) continue;
+      const double running = std::chrono::duration<double>(now - entry.started_at).count();
+      s.unfinished_work_seconds += running;
+      if (running > s.longest_running_processor_seconds) {
+        s.longest_running_processor_seconds = running;
+      }
+    }
+    return s;
+  }
+
+  const std::shared_ptr<const Clock> clock_;
+  const bool metrics_on_;
+  Items items_;
+  std::deque<Key> queue_;
+  std::size_t processing_ = 0;
+  bool drain_ = false;
+  std::uint64_t next_waiter_id_ = 1;
+  detail::WaiterList<std::optional<Key>> getters_;
+  detail::WaiterList<> drainers_;
+  Stats stats_;
+  MetricsProvider::Registration registration_;
+};
+
+}  // namespace rg::workqueue

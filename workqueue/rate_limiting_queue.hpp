@@ -1,0 +1,45 @@
+// rate_limiting_queue.hpp: a DelayingQueue that asks a RateLimiter how long to delay a retry
+// (client-go's RateLimitingInterface): add_rate_limited after a failure, forget after a success,
+// num_requeues to decide when to give up.
+#pragma once
+
+#include <memory>
+#include <utility>
+
+#include "workqueue/default_controller_rate_limiter.hpp"
+#include "workqueue/delaying_queue.hpp"
+#include "workqueue/rate_limiter.hpp"
+
+namespace rg::workqueue {
+
+template <class Key, class Hash = std::hash<Key>, class KeyEqual = std::equal_to<Key>>
+class RateLimitingQueue : public DelayingQueue<Key, Hash, KeyEqual> {
+  using Base = Queue<Key, Hash, KeyEqual>;
+
+ public:
+  // `limiter` null: default_controller_rate_limiter() on the queue's clock.
+  static std::shared_ptr<RateLimitingQueue> create(
+      boost::asio::any_io_executor executor, std::shared_ptr<RateLimiter<Key>> limiter = nullptr,
+      QueueOptions options = {}) {
+    return std::make_shared<RateLimitingQueue>(typename Base::Private{}, std::move(executor),
+                                               std::move(limiter), std::move(options));
+  }
+
+  RateLimitingQueue(typename Base::Private key, boost::asio::any_io_executor executor,
+                    std::shared_ptr<RateLimiter<Key>> limiter, QueueOptions options)
+      : DelayingQueue<Key, Hash, KeyEqual>(key, std::move(executor), options),
+        limiter_(limiter ? std::move(limiter)
+                         : default_controller_rate_limiter<Key, Hash, KeyEqual>(
+                               {.clock = options.clock})) {}
+
+  // Adds `key` after the limiter's delay for it (one more failure of `key`).
+  void add_rate_limited(const Key& key) { this->add_after(key, limiter_->when(key)); }
+  // Resets `key`'s backoff; call after it was processed successfully.
+  void forget(const Key& key) { limiter_->forget(key); }
+  int num_requeues(const Key& key) { return limiter_->num_requeues(key); }
+
+ private:
+  const std::shared_ptr<RateLimiter<Key>> limiter_;
+};
+
+}  // namespace rg::workqueue

@@ -1,0 +1,105 @@
+// waiter_list.hpp: coroutines suspended in a queue operation (get, shut_down_with_drain), kept as
+// type-erased Asio completion handlers. A waiter keeps its executor's work count up while it waits
+// (like any pending Asio operation), is completed by posting to its own executor (never inline
+// from the thread that made it ready), and can be cancelled through its cancellation slot.
+// Not synchronised: the owning queue guards it with its own lock.
+#pragma once
+
+#include <cstdint>
+#include <list>
+#include <optional>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/any_completion_handler.hpp>
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/execution/outstanding_work.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/prefer.hpp>
+#include <boost/system/error_code.hpp>
+
+namespace rg::workqueue::detail {
+
+template <class... Results>
+class WaiterList {
+ public:
+  using Handler = boost::asio::any_completion_handler<void(boost::system::error_code, Results...)>;
+
+  // A waiter taken off the list, ready to be completed once the queue's lock is released.
+  class Completion {
+   public:
+    Completion(Handler handler, boost::asio::any_io_executor work)
+        : handler_(std::move(handler)), work_(std::move(work)) {}
+
+    // The slot to hook cancellation into. The type-erased handler has its own, which forwards the
+    // original handler's slot (so hook in here, not in the original handler's).
+    boost::asio::cancellation_slot cancellation_slot() const {
+      return handler_.get_cancellation_slot();
+    }
+
+    void complete(boost::system::error_code ec, Results... results) && {
+      auto executor = work_;
+      boost::asio::post(executor, [handler = std::move(handler_), work = std::move(work_), ec,
+                                   args = std::make_tuple(std::move(results)...)]() mutable {
+        std::apply([&](auto&&... a) { std::move(handler)(ec, std::forward<decltype(a)>(a)...); },
+                   std::move(args));
+      });
+    }
+
+   private:
+    Handler handler_;
+    boost::asio::any_io_executor work_;  // outstanding_work.tracked until the handler has run
+  };
+
+  // Wraps a handler, to complete at once or to push().
+  template <class CompletionHandler>
+  static Completion make(CompletionHandler&& handler) {
+    boost::asio::any_io_executor work =
+        boost::asio::prefer(boost::asio::get_associated_executor(handler),
+                            boost::asio::execution::outstanding_work.tracked);
+    return Completion(Handler(std::forward<CompletionHandler>(handler)), std::move(work));
+  }
+
+  void push(std::uint64_t id, Completion waiter) {
+    waiters_.push_back(Waiter{id, std::move(waiter)});
+  }
+
+  bool empty() const { return waiters_.empty(); }
+
+  Completion pop_front() {
+    Completion c = std::move(waiters_.front().completion);
+    waiters_.pop_front();
+    return c;
+  }
+
+  std::optional<Completion> remove(std::uint64_t id) {
+    for (auto it = waiters_.begin(); it != waiters_.end(); ++it) {
+      if (it->id == id) {
+        Completion c = std::move(it->completion);
+        waiters_.erase(it);
+        return c;
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::vector<Completion> take_all() {
+    std::vector<Completion> all;
+    all.reserve(waiters_.size());
+    for (auto& w : waiters_) all.push_back(std::move(w.completion));
+    waiters_.clear();
+    return all;
+  }
+
+ private:
+  struct Waiter {
+    std::uint64_t id;
+    Completion completion;
+  };
+  std::list<Waiter> waiters_;
+};
+
+}  // namespace rg::workqueue::detail
