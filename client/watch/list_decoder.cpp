@@ -1,0 +1,151 @@
+// The LIST decoder: a ListEnvelope reads the list object, routes "metadata" into ListMeta and
+// each element of "items" into a fresh object of the codec's type.
+#include "client/watch/list_decoder.hpp"
+
+#include "client/model/decode_error.hpp"
+#include "client/model/json_reader.hpp"
+#include "client/model/struct_sink.hpp"
+#include "client/watch/envelope_sink.hpp"
+
+namespace rg::client::detail {
+namespace {
+
+class ListEnvelope final : public EnvelopeSink {
+ public:
+  explicit ListEnvelope(ObjectCodec codec)
+      : codec_(codec),
+        item_sink_(codec.make_sink()),
+        meta_sink_(make_struct_sink(schema_of(Tag<ListMeta>{}))) {}
+
+  void start(void*) override {
+    reset_routing();
+    depth_ = 0;
+    routing_item_ = false;
+    count_ = 0;
+    metadata_ = {};
+    item_ = nullptr;
+  }
+
+  void set_item_handler(const std::function<void(std::shared_ptr<void>)>* on_item) {
+    on_item_ = on_item;
+  }
+  const ListMeta& metadata() const { return metadata_; }
+  std::size_t count() const { return count_; }
+
+ private:
+  bool own_value(JsonType type) override {
+    if (depth_ == 0) {
+      if (type != JsonType::kObject) {
+        return fail({}, "expected a list object, got " + std::string(name_of(type)));
+      }
+      depth_ = 1;
+      return true;
+    }
+    if (depth_ == 1) {  // the value of "items"
+      if (type == JsonType::kArray) {
+        depth_ = 2;
+        return true;
+      }
+      if (type == JsonType::kNull) return true;
+      return fail("items", "expected array, got " + std::string(name_of(type)));
+    }
+    item_ = codec_.create();
+    item_sink_->start(item_.get());
+    routing_item_ = true;
+    route(*item_sink_, "items[" + std::to_string(count_) + "]");
+    return true;
+  }
+
+  bool own_end(JsonType) override {
+    --depth_;
+    return true;
+  }
+
+  bool own_key(std::string_view key) override {
+    if (key == "metadata") {
+      meta_sink_->start(&metadata_);
+      route(*meta_sink_, "metadata");
+    } else if (key != "items") {  // the items array is read by own_value
+      route(skip_sink(), std::string(key));
+    }
+    return true;
+  }
+
+  bool routed_value_done() override {
+    if (routing_item_) {
+      routing_item_ = false;
+      ++count_;
+      (*on_item_)(std::move(item_));
+    }
+    return true;
+  }
+
+  ObjectCodec codec_;
+  std::unique_ptr<ValueSink> item_sink_;
+  std::unique_ptr<ValueSink> meta_sink_;
+  const std::function<void(std::shared_ptr<void>)>* on_item_ = nullptr;
+  int depth_ = 0;  // 1 inside the list object, 2 inside "items"
+  bool routing_item_ = false;
+  std::size_t count_ = 0;
+  ListMeta metadata_;
+  std::shared_ptr<void> item_;
+};
+
+}  // namespace
+
+struct ListStreamDecoder::Impl {
+  explicit Impl(ObjectCodec codec) : envelope(codec), reader(envelope) { envelope.start(nullptr); }
+
+  [[noreturn]] void fail(const std::string& message) {
+    failure = "decoding a list: " + message;
+    throw DecodeError(failure);
+  }
+
+  ListEnvelope envelope;
+  JsonReader reader;
+  bool complete = false;
+  std::string failure;
+};
+
+ListStreamDecoder::ListStreamDecoder(ObjectCodec codec) : impl_(std::make_unique<Impl>(codec)) {}
+
+ListStreamDecoder::~ListStreamDecoder() = default;
+
+void ListStreamDecoder::feed(std::string_view chunk,
+                             const std::function<void(std::shared_ptr<void>)>& on_item) {
+  Impl& d = *impl_;
+  if (!d.failure.empty()) throw DecodeError(d.failure);
+  d.envelope.set_item_handler(&on_item);
+  try {
+    if (d.complete) {
+      // Only whitespace may follow the list.
+      if (d.reader.write(chunk) || d.reader.in_document()) d.fail("unexpected data after the list");
+      return;
+    }
+    d.complete = d.reader.write(chunk);
+    if (d.complete && (d.reader.write(chunk) || d.reader.in_document())) {
+      d.fail("unexpected data after the list");
+    }
+  } catch (const DecodeError& error) {
+    if (!d.failure.empty()) throw;
+    d.fail(error.what());
+  }
+}
+
+const ListMeta& ListStreamDecoder::finish() {
+  Impl& d = *impl_;
+  if (!d.failure.empty()) throw DecodeError(d.failure);
+  if (!d.complete) {
+    d.fail(d.reader.in_document()
+               ? "the body ended inside the list, after " +
+                     std::to_string(d.reader.document_bytes()) + " bytes (truncated)"
+               : std::string("the body is empty"));
+  }
+  return d.envelope.metadata();
+}
+
+const ListMeta& ListStreamDecoder::metadata() const noexcept { return impl_->envelope.metadata(); }
+
+std::size_t ListStreamDecoder::items() const noexcept { return impl_->envelope.count(); }
+
+}  // namespace rg::client::detail
