@@ -83,8 +83,8 @@ class Decoder {
       try {
         decode_field(f, inner, *field, out);
       } catch (const ProtobufError& e) {
-        throw e.within(field->json_name.empty() ? std::string(field->message->name)
-                                                : std::string(field->json_name));
+        if (field->kind == K::kInline) throw;  // JSON has no level for an inlined struct
+        throw e.within(std::string(field->json_name));
       }
     }
   }
@@ -292,7 +292,9 @@ const KnownKind kKnownKinds[] = {
     {"v1", "Pod", &kPod},
     {"apps/v1", "Deployment", &kDeployment},
     {"authentication.k8s.io/v1", "TokenRequest", &kTokenRequest},
+    {"authentication.k8s.io/v1", "SelfSubjectReview", &kSelfSubjectReview},
     {"authorization.k8s.io/v1", "SelfSubjectAccessReview", &kSelfSubjectAccessReview},
+    {"policy/v1", "Eviction", &kEviction},
 };
 
 }  // namespace

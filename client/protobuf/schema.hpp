@@ -84,6 +84,9 @@ extern const MessageSpec kPodTemplateSpec;
 extern const MessageSpec kDeployment;
 // authentication.k8s.io/v1, authorization.k8s.io/v1 (schemas_auth.cpp)
 extern const MessageSpec kTokenRequest;
+extern const MessageSpec kSelfSubjectReview;
 extern const MessageSpec kSelfSubjectAccessReview;
+// policy/v1 (schemas_apps.cpp)
+extern const MessageSpec kEviction;
 
 }  // namespace rg::client::protobuf

@@ -1,4 +1,5 @@
-// apps/v1 Deployment messages (k8s.io/api/apps/v1/generated.proto).
+// apps/v1 Deployment messages (k8s.io/api/apps/v1/generated.proto) and policy/v1 Eviction
+// (k8s.io/api/policy/v1/generated.proto), the workload writes kubectl sends.
 #include "client/protobuf/schema.hpp"
 
 namespace rg::client::protobuf {
@@ -59,8 +60,15 @@ constexpr FieldSpec kDeploymentFields[] = {
     message(3, "status", kDeploymentStatus),
 };
 
+// kubectl drain evicts pods with this.
+constexpr FieldSpec kEvictionFields[] = {
+    message(1, "metadata", kObjectMeta),
+    message(2, "deleteOptions", kDeleteOptions),
+};
+
 }  // namespace
 
 const MessageSpec kDeployment{"Deployment", kDeploymentFields};
+const MessageSpec kEviction{"Eviction", kEvictionFields};
 
 }  // namespace rg::client::protobuf

@@ -1,4 +1,5 @@
-// authentication.k8s.io/v1 TokenRequest and authorization.k8s.io/v1 SelfSubjectAccessReview
+// authentication.k8s.io/v1 TokenRequest and SelfSubjectReview, and authorization.k8s.io/v1
+// SelfSubjectAccessReview
 // (k8s.io/api/authentication/v1 and authorization/v1 generated.proto).
 #include "client/protobuf/schema.hpp"
 
@@ -32,6 +33,26 @@ constexpr FieldSpec kTokenRequestFields[] = {
     message(1, "metadata", kObjectMeta),
     message(2, "spec", kTokenRequestSpec),
     message(3, "status", kTokenRequestStatus),
+};
+
+// UserInfo.extra (map<string, ExtraValue>) is not covered; kubectl auth whoami sends an empty
+// status anyway.
+constexpr FieldSpec kUserInfoFields[] = {
+    scalar(1, "username", K::kString),
+    scalar(2, "uid", K::kString),
+    scalar(3, "groups", K::kString, kRepeated),
+};
+const MessageSpec kUserInfo{"UserInfo", kUserInfoFields};
+
+constexpr FieldSpec kSelfSubjectReviewStatusFields[] = {
+    message(1, "userInfo", kUserInfo),
+};
+const MessageSpec kSelfSubjectReviewStatus{"SelfSubjectReviewStatus",
+                                           kSelfSubjectReviewStatusFields};
+
+constexpr FieldSpec kSelfSubjectReviewFields[] = {
+    message(1, "metadata", kObjectMeta),
+    message(2, "status", kSelfSubjectReviewStatus),
 };
 
 constexpr FieldSpec kFieldSelectorRequirementFields[] = {
@@ -101,6 +122,7 @@ constexpr FieldSpec kSelfSubjectAccessReviewFields[] = {
 }  // namespace
 
 const MessageSpec kTokenRequest{"TokenRequest", kTokenRequestFields};
+const MessageSpec kSelfSubjectReview{"SelfSubjectReview", kSelfSubjectReviewFields};
 const MessageSpec kSelfSubjectAccessReview{"SelfSubjectAccessReview",
                                            kSelfSubjectAccessReviewFields};
 

@@ -212,6 +212,23 @@ TEST_CASE("kubectl auth can-i: SelfSubjectAccessReview") {
                      "status":{"allowed":false}})"));
 }
 
+TEST_CASE("kubectl auth whoami and kubectl drain: SelfSubjectReview and Eviction") {
+  Encoder review;
+  review.message(1, new_object_meta("")).message(2, Encoder().message(1, Encoder().bytes(1, "")));
+  CHECK(decoded(envelope("authentication.k8s.io/v1", "SelfSubjectReview", review)) ==
+        expected(R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview",
+                     "metadata":{},"status":{"userInfo":{}}})"));
+
+  Encoder eviction;
+  eviction.message(1, new_object_meta("web-1", "default"))
+      .message(2, Encoder().varint(1, 30).bytes(4, "Background"));
+  CHECK(decoded(envelope("policy/v1", "Eviction", eviction)) ==
+        expected(R"({"apiVersion":"policy/v1","kind":"Eviction",
+                     "metadata":{"name":"web-1","namespace":"default"},
+                     "deleteOptions":{"gracePeriodSeconds":30,
+                                      "propagationPolicy":"Background"}})"));
+}
+
 TEST_CASE("kubectl create deployment") {
   CHECK(decoded(deployment_body()) == expected(R"({
     "apiVersion":"apps/v1","kind":"Deployment",
@@ -386,6 +403,14 @@ TEST_CASE("malformed bodies give clear errors") {
       2, Encoder().message(2, Encoder().bytes(1, "ok")).message(2, Encoder().varint(2, 1)));
   ProtobufError in_list = error_of(envelope("v1", "Pod", bad_container));
   CHECK(in_list.path() == "Pod.spec.containers[1].image");
+
+  // Inlined structs add no level to the path, as in JSON.
+  Encoder bad_volume;
+  bad_volume.message(
+      2, Encoder().message(
+             1, Encoder().message(
+                    2, Encoder().message(19, Encoder().message(1, Encoder().varint(1, 3))))));
+  CHECK(error_of(envelope("v1", "Pod", bad_volume)).path() == "Pod.spec.volumes[0].configMap.name");
 
   Encoder bad_json;
   bad_json.message(1, Encoder().message(17, Encoder().message(7, Encoder().bytes(1, "{nope"))));
