@@ -3,7 +3,9 @@
 // matching against a label set without allocating, and the canonical string form.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
@@ -70,6 +72,24 @@ class LabelSelector {
   /// Both empty = matches everything.
   static LabelSelector from_match(const Labels& match_labels,
                                   std::span<const MatchExpression> match_expressions = {});
+
+  /// The same for any range of structs with key, operator_ and values members, such as
+  /// client/model's LabelSelectorRequirement.
+  template <std::ranges::input_range Expressions>
+  requires(!std::convertible_to<const Expressions&, std::span<const MatchExpression>>) &&
+      requires(const std::ranges::range_value_t<Expressions>& e) {
+    std::string(e.key);
+    std::string(e.operator_);
+    e.values.begin();
+  }
+  static LabelSelector from_match(const Labels& match_labels, const Expressions& expressions) {
+    std::vector<MatchExpression> converted;
+    for (const auto& e : expressions) {
+      converted.push_back({std::string(e.key), std::string(e.operator_),
+                           std::vector<std::string>(e.values.begin(), e.values.end())});
+    }
+    return from_match(match_labels, std::span<const MatchExpression>(converted));
+  }
 
   /// Converts a metav1.LabelSelector in its JSON form; JSON null = nothing.
   static LabelSelector from_json(const boost::json::value& label_selector);

@@ -178,6 +178,17 @@ TEST_CASE("from_match renders like LabelSelectorAsSelector") {
   CHECK(LabelSelector::from_match(Labels{}).empty());
 }
 
+TEST_CASE("from_match accepts any requirement struct with key, operator_ and values") {
+  struct Requirement {  // shaped like client/model's LabelSelectorRequirement
+    std::string key;
+    std::string operator_;
+    std::vector<std::string> values;
+  };
+  std::vector<Requirement> expressions{{"tier", "NotIn", {"db"}}};
+  auto s = LabelSelector::from_match(Labels{{"app", "web"}}, expressions);
+  CHECK(s.to_string() == "app=web,tier notin (db)");
+}
+
 TEST_CASE("from_match errors name the entry") {
   auto message = [](const Labels& labels, std::vector<MatchExpression> expressions) {
     try {
