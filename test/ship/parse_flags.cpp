@@ -1,0 +1,46 @@
+// Parses a replica-guard command line with the operator's own flag definitions and checks, and
+// prints what it parsed (one `name=value` a line) or why it rejects it (exit 1):
+// test/ship/check_flags.py feeds it the flags that the Helm chart and manifests/ render.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include "operator/options.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"parse_flags: accepts or rejects a replica-guard command line"};
+  rg::op::Options o;
+  rg::op::add_flags(app, o);
+  try {
+    app.parse(argc, argv);
+    rg::op::validate(o);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "rejected: " << e.what() << '\n';
+    return 1;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "rejected: " << e.what() << '\n';
+    return 1;
+  }
+  std::string namespaces;
+  for (const auto& n : o.namespaces) namespaces += (namespaces.empty() ? "" : ",") + n;
+  std::cout << "metrics-bind-address=" << o.metrics_bind_address << '\n'
+            << "health-probe-bind-address=" << o.health_probe_bind_address << '\n'
+            << "leader-elect=" << o.leader_elect << '\n'
+            << "leader-election-id=" << o.leader_election_id << '\n'
+            << "leader-election-namespace=" << o.leader_election_namespace << '\n'
+            << "namespaces=" << namespaces << '\n'
+            << "deployment-selector=" << o.deployment_selector << '\n'
+            << "workers=" << o.workers << '\n'
+            << "dry-run=" << o.dry_run << '\n'
+            << "node-grace-period=" << o.node_grace_period << '\n'
+            << "scale-down-delay=" << o.scale_down_delay << '\n'
+            << "default-max-surge=" << o.default_max_surge << '\n'
+            << "max-unhealthy-node-fraction=" << o.max_unhealthy_node_fraction << '\n'
+            << "max-total-surge=" << (o.max_total_surge ? std::to_string(*o.max_total_surge) : "")
+            << '\n'
+            << "log-format=" << o.log_format << '\n'
+            << "verbosity=" << o.verbosity << '\n';
+  return 0;
+}
