@@ -11,6 +11,7 @@
 
 #include "client/rest/api_error.hpp"
 #include "client/rest/token_bucket.hpp"
+#include "client/rest/warnings.hpp"
 #include "client/transport/transport_error.hpp"
 
 namespace rg::client {
@@ -88,6 +89,14 @@ struct RestClient::Impl {
     if (options.observer) options.observer->on_result(method, code, Clock::now() - started);
   }
 
+  void report_warnings(const HttpHeaders& headers) const {
+    if (!options.observer) return;
+    for (const auto& [name, value] : headers) {
+      if (!equals_ignore_case(name, "Warning")) continue;
+      for (const auto& text : parse_warnings(value)) options.observer->on_warning(text);
+    }
+  }
+
   // Sends `call` until it gets a 2xx header (returned with its unread body), a final error
   // answer (thrown as ApiError) or a transport failure (TransportError).
   asio::awaitable<BodyReader> execute(const Call& call) {
@@ -114,6 +123,7 @@ struct RestClient::Impl {
       }
       const int status = reader.status();
       observe(call.method, status, started);
+      report_warnings(reader.headers());
       if (status >= 200 && status < 300) co_return reader;
 
       const auto body = co_await reader.read_all(kErrorBodyLimit);

@@ -15,6 +15,9 @@ inline constexpr Deadline kNoDeadline = Deadline::max();
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
+/// ASCII case-insensitive comparison, as header names are compared.
+bool equals_ignore_case(std::string_view a, std::string_view b);
+
 /// The value of the first header called `name` (compared case-insensitively), or empty.
 std::string_view find_header(const HttpHeaders& headers, std::string_view name);
 

@@ -23,21 +23,7 @@ namespace {
 // Kubernetes response headers are small, but Warning headers can add up.
 constexpr std::uint32_t kHeaderLimit = 256 * 1024;
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
 }  // namespace
-
-std::string_view find_header(const HttpHeaders& headers, std::string_view name) {
-  for (const auto& [key, value] : headers) {
-    if (iequals(key, name)) return value;
-  }
-  return {};
-}
 
 struct Transport::Impl {
   ServerAddress address;

@@ -103,7 +103,9 @@ class CountingObserver : public RequestObserver {
   void on_result(std::string_view method, int code, std::chrono::nanoseconds) override {
     ++counts[{std::string(method), code_label(code)}];
   }
+  void on_warning(std::string_view text) override { warnings.emplace_back(text); }
   std::map<std::pair<std::string, std::string>, int> counts;
+  std::vector<std::string> warnings;
 };
 
 }  // namespace
@@ -518,4 +520,19 @@ TEST_CASE("timeouts: RestConfig::timeout bounds a call, and each call may overri
   GetOptions options;
   options.timeout = std::chrono::milliseconds(50);
   CHECK(holds(failure(io, patient.get(pods, "p", options)), timed_out));
+}
+
+TEST_CASE_FIXTURE(Fixture, "observer: the server's warnings are reported") {
+  script.answers = {
+      {201,
+       "{}",
+       {{"Warning", R"(299 - "unknown field \"spec.foo\"")"}, {"warning", R"(299 - "second")"}}}};
+  auto observer = std::make_shared<CountingObserver>();
+  RestClientOptions options;
+  options.observer = observer;
+  RestClient client(config(), options);
+  const auto config_maps = resources::config_maps().in("ns");
+  const json::value object = json::parse(R"({"metadata":{"name":"x"},"spec":{"foo":1}})");
+  run(io, client.create(config_maps, object));
+  CHECK(observer->warnings == std::vector<std::string>{R"(unknown field "spec.foo")", "second"});
 }

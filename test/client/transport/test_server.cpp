@@ -22,7 +22,7 @@ asio::awaitable<void> ServerSession::respond(int status, std::string body,
   std::string text = "HTTP/1.1 " + std::to_string(status) + " Status\r\n";
   bool has_type = false;
   for (const auto& [name, value] : headers) {
-    has_type = has_type || client::find_header({{name, value}}, "Content-Type").size() > 0;
+    has_type = has_type || client::equals_ignore_case(name, "Content-Type");
     text += name + ": " + value + "\r\n";
   }
   if (!has_type) text += "Content-Type: application/json\r\n";
