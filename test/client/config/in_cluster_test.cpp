@@ -2,6 +2,10 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <optional>
+#include <string>
+
 #include "client/config/config_error.hpp"
 #include "client/config/resolve.hpp"
 #include "client/config/token_auth.hpp"
@@ -13,6 +17,32 @@ using rg::test::run;
 using rg::test::TempDir;
 
 namespace {
+
+/// Sets (or unsets, for nullptr) an environment variable for one scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value != nullptr) {
+      ::setenv(name, value, 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 InClusterOptions fake_pod(const TempDir& dir, std::string host = "10.96.0.1") {
   dir.write("sa/token", "pod-token\n");
@@ -47,7 +77,8 @@ TEST_CASE("in-cluster edge cases") {
   REQUIRE(ipv6.has_value());
   CHECK(ipv6->host == "https://[fd00::1]:443");
 
-  // No CA file: system roots; no namespace file: "default" (POD_NAMESPACE is unset in tests).
+  // No CA file: system roots; no namespace file and no $POD_NAMESPACE: "default".
+  ScopedEnv no_pod_namespace("POD_NAMESPACE", nullptr);
   std::filesystem::remove(dir / "sa" / "ca.crt");
   std::filesystem::remove(dir / "sa" / "namespace");
   auto bare = load_in_cluster({dir / "sa", "10.0.0.1", "6443"});
@@ -118,4 +149,38 @@ TEST_CASE("resolve_config order: --kubeconfig, $KUBECONFIG, in-cluster, ~/.kube/
   // A --kubeconfig that does not exist is an error, not a fall-through.
   options.kubeconfig = (dir / "nope").string();
   CHECK_THROWS_AS(resolve_config(options), ConfigError);
+}
+
+TEST_CASE("unset options fall back to the environment") {
+  TempDir dir;
+  dir.write("sa/token", "pod-token");
+  auto kubeconfig = [&](std::string_view name, std::string_view server) {
+    return dir
+        .write(name, fmt::format("clusters:\n- name: c\n  cluster: {{server: {}}}\ncontexts:\n"
+                                 "- name: x\n  context: {{cluster: c}}\ncurrent-context: x\n",
+                                 server))
+        .string();
+  };
+  std::string env_file = kubeconfig("env", "https://from-env");
+  kubeconfig("home/.kube/config", "https://from-home");
+  ResolveOptions options;
+  options.in_cluster.service_account_dir = dir / "sa";
+
+  ScopedEnv no_host("KUBERNETES_SERVICE_HOST", nullptr);
+  ScopedEnv no_port("KUBERNETES_SERVICE_PORT", nullptr);
+  ScopedEnv home("HOME", (dir / "home").c_str());
+  {
+    ScopedEnv list("KUBECONFIG", (dir / "missing").string().append(":").append(env_file).c_str());
+    CHECK(resolve_config(options).host == "https://from-env");
+  }
+  {
+    ScopedEnv empty("KUBECONFIG", "");
+    CHECK(resolve_config(options).host == "https://from-home");
+    ScopedEnv host("KUBERNETES_SERVICE_HOST", "10.0.0.1");
+    ScopedEnv port("KUBERNETES_SERVICE_PORT", "6443");
+    ScopedEnv pod_ns("POD_NAMESPACE", "from-downward-api");
+    RestConfig in_cluster = resolve_config(options);
+    CHECK(in_cluster.host == "https://10.0.0.1:6443");
+    CHECK(in_cluster.namespace_ == "from-downward-api");
+  }
 }
