@@ -108,12 +108,11 @@ class Decoder {
     bool repeated = (field.flags & kRepeated) != 0;
     if (field.kind == K::kMessage) {
       expect(f, WireType::kLength);
-      json::object* target = nullptr;
       if (repeated) {
         json::array& list = array_at(out, field.json_name);
-        target = &list.emplace_back(json::object()).as_object();
+        json::object& element = list.emplace_back(json::object()).as_object();
         try {
-          decode(f.bytes, inner, *field.message, *target);
+          decode(f.bytes, inner, *field.message, element);
         } catch (const ProtobufError& e) {
           throw e.within(fmt::format("[{}]", list.size() - 1));
         }
