@@ -151,6 +151,15 @@ bool LabelSelector::matches(const Labels& labels) const {
   return true;
 }
 
+std::optional<std::string_view> LabelSelector::requires_exact_match(std::string_view key) const {
+  for (const auto& r : requirements_) {
+    bool pinned = r.op == SelectorOperator::kEquals || r.op == SelectorOperator::kDoubleEquals ||
+                  (r.op == SelectorOperator::kIn && r.values.size() == 1);
+    if (pinned && r.key == key) return std::string_view(r.values.front());
+  }
+  return std::nullopt;
+}
+
 std::string LabelSelector::to_string() const {
   std::string out;
   for (const auto& r : requirements_) {

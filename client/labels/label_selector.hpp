@@ -5,6 +5,7 @@
 
 #include <concepts>
 #include <cstdint>
+#include <optional>
 #include <ranges>
 #include <span>
 #include <string>
@@ -96,6 +97,11 @@ class LabelSelector {
 
   /// True when every requirement holds. Does not allocate.
   bool matches(const Labels& labels) const;
+
+  /// The value `key` must have for this selector to match, when a requirement pins it to one
+  /// value (`key=v`, `key==v`, `key in (v)`); lets a label index answer the selector directly
+  /// (client-go's RequiresExactMatch).
+  std::optional<std::string_view> requires_exact_match(std::string_view key) const;
 
   /// True for the selector that matches everything.
   bool empty() const { return !nothing_ && requirements_.empty(); }

@@ -56,6 +56,46 @@ std::string format_time(std::int64_t seconds, std::size_t offset) {
                      clock.hours().count(), clock.minutes().count(), clock.seconds().count());
 }
 
+/// Length of the valid UTF-8 sequence at the start of `s`, or 0 if it is not one (RFC 3629: no
+/// overlong forms, no surrogates, nothing above U+10FFFF).
+std::size_t utf8_sequence(std::string_view s) {
+  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  unsigned char c = byte(0);
+  if (c < 0x80) return 1;
+  std::size_t length = c >= 0xC2 && c <= 0xDF   ? 2
+                       : c >= 0xE0 && c <= 0xEF ? 3
+                       : c >= 0xF0 && c <= 0xF4 ? 4
+                                                : 0;
+  if (length == 0 || s.size() < length) return 0;
+  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
+  if (c == 0xE0) low = 0xA0;
+  if (c == 0xED) high = 0x9F;
+  if (c == 0xF0) low = 0x90;
+  if (c == 0xF4) high = 0x8F;
+  if (byte(1) < low || byte(1) > high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  }
+  return length;
+}
+
+/// A JSON string of `s` as Go's encoding/json writes it: invalid UTF-8 bytes become U+FFFD.
+json::string utf8_string(std::string_view s) {
+  json::string out;
+  out.reserve(s.size());
+  while (!s.empty()) {
+    std::size_t n = utf8_sequence(s);
+    if (n == 0) {
+      out.append("\xEF\xBF\xBD");
+      n = 1;
+    } else {
+      out.append(s.substr(0, n));
+    }
+    s.remove_prefix(n);
+  }
+  return out;
+}
+
 /// Reads a small embedded message of known shape (Time, Quantity, IntOrString, map entries):
 /// calls `on(field)` for each field.
 template <class OnField>
@@ -164,7 +204,7 @@ class Decoder {
     switch (kind) {
       case K::kString:
         expect(f, WireType::kLength);
-        return json::string(f.bytes);
+        return utf8_string(f.bytes);
       case K::kBytes:
         expect(f, WireType::kLength);
         return json::string(base64_encode(f.bytes));
@@ -228,7 +268,7 @@ class Decoder {
         str_value = v.bytes;
       }
     });
-    if (type == 1) return json::string(str_value);
+    if (type == 1) return utf8_string(str_value);
     if (type != 0) {
       throw ProtobufError(
           fmt::format("IntOrString type {} is neither 0 (int) nor 1 (string)", type), f.offset);
@@ -256,12 +296,12 @@ class Decoder {
   void decode_map_entry(const WireField& f, std::size_t inner, const FieldSpec& field,
                         json::object& out) const {
     expect(f, WireType::kLength);
-    std::string key;
+    json::string key;
     json::value value = field.kind == K::kQuantityMap ? json::value("0") : json::value("");
     for_each_field(f.bytes, inner, [&](const WireField& e) {
       if (e.number == 1) {
         expect(e, WireType::kLength);
-        key = e.bytes;
+        key = utf8_string(e.bytes);
       } else if (e.number == 2) {
         std::size_t at = e.type == WireType::kLength ? offset_of(e.bytes, f.bytes, inner) : 0;
         K kind = field.kind == K::kStringMap  ? K::kString

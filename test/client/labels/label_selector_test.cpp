@@ -162,6 +162,16 @@ TEST_CASE("matching") {
   CHECK_FALSE(LabelSelector::nothing().empty());
 }
 
+TEST_CASE("requires_exact_match") {
+  auto s = LabelSelector::parse("app=web,tier in (front),env in (a,b),team==x,zone!=z");
+  CHECK(s.requires_exact_match("app") == "web");
+  CHECK(s.requires_exact_match("tier") == "front");
+  CHECK(s.requires_exact_match("team") == "x");
+  CHECK_FALSE(s.requires_exact_match("env").has_value());
+  CHECK_FALSE(s.requires_exact_match("zone").has_value());
+  CHECK_FALSE(s.requires_exact_match("missing").has_value());
+}
+
 TEST_CASE("from_match renders like LabelSelectorAsSelector") {
   Labels match_labels{{"app", "web"}};
   std::vector<MatchExpression> expressions{

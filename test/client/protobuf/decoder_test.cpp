@@ -344,6 +344,21 @@ TEST_CASE("protobuf merge rules: last scalar wins, singular messages merge, list
         expected(R"({"apiVersion":"v1","kind":"Secret"})"));
 }
 
+TEST_CASE("strings are coerced to valid UTF-8 like Go's encoding/json") {
+  Encoder meta;
+  meta.bytes(1, "caf\xc3\xa9")  // valid two-byte sequence kept
+      .entry(11, "k\xff",
+             "a\xff"
+             "b\xe2\x82")                                    // stray and truncated bytes
+      .entry(12, "emoji", "\xf0\x9f\x99\x82 \xed\xa0\x80");  // valid 4-byte, then a surrogate
+  json::value out = decode_message(Encoder().message(1, meta).str(), kSecret);
+  CHECK(out == expected(R"({"metadata":{"name":"café",
+                                        "labels":{"k\uFFFD":"a\uFFFDb\uFFFD\uFFFD"},
+                                        "annotations":{"emoji":"🙂 \uFFFD\uFFFD\uFFFD"}}})"));
+  // The result serializes to valid JSON that parses back to itself.
+  CHECK(json::parse(json::serialize(out)) == out);
+}
+
 TEST_CASE("envelope details and schema lookup") {
   Encoder unknown;
   unknown.message(1, Encoder().bytes(1, "v1").bytes(2, "ConfigMap"))
