@@ -107,7 +107,7 @@ struct RestClient::Impl {
     if (!call.content_type.empty()) request.headers.emplace_back("Content-Type", call.content_type);
     const bool replayable = is_idempotent_method(call.method);
     for (int retries = 0;; ++retries) {
-      co_await limiter.acquire();
+      co_await wait(limiter.acquire(), "the client-side rate limit");
       HttpRequest attempt = request;
       if (config.auth) {
         auto authorization = co_await config.auth->authorization();
@@ -133,8 +133,24 @@ struct RestClient::Impl {
       if (!delay || Clock::now() + *delay >= deadline) {
         throw make_api_error(status, body, retry_after);
       }
-      asio::steady_timer timer(co_await asio::this_coro::executor, *delay);
-      co_await timer.async_wait(asio::use_awaitable);
+      co_await wait(sleep(*delay), "a retry (Retry-After)");
+    }
+  }
+
+  static asio::awaitable<void> sleep(std::chrono::seconds delay) {
+    asio::steady_timer timer(co_await asio::this_coro::executor, delay);
+    co_await timer.async_wait(asio::use_awaitable);
+  }
+
+  // Awaits `pause`; cancellation during it becomes TransportError(kCancelled), as it does
+  // during I/O, so callers see one kind of error for a cancelled call.
+  static asio::awaitable<void> wait(asio::awaitable<void> pause, const char* what) {
+    try {
+      co_await std::move(pause);
+    } catch (const boost::system::system_error& error) {
+      if (error.code() != asio::error::operation_aborted) throw;
+      throw TransportError(TransportErrorKind::kCancelled, error.code(),
+                           std::string("cancelled while waiting for ") + what);
     }
   }
 

@@ -53,7 +53,11 @@ struct RawRequest {
 
 /// All verbs throw ApiError for a non-2xx answer, TransportError when no answer arrived, and
 /// std::invalid_argument for a request that cannot be built (e.g. a namespaced resource without
-/// a namespace for a single-object verb). Thread-safe: one client serves many coroutines.
+/// a namespace for a single-object verb). Cancelling the calling coroutine (Asio cancellation
+/// slot, terminal) ends the call at once with TransportError(kCancelled), whether it was doing
+/// I/O, waiting for the rate limit or for a retry; its connection is closed. A timeout of zero
+/// (RestConfig::timeout or a per-call one) means none. Thread-safe: one client serves many
+/// coroutines; it must outlive the calls and BodyReaders it hands out.
 class RestClient {
  public:
   /// Throws std::invalid_argument for a bad server URL or unusable TLS material.

@@ -3,6 +3,8 @@
 #include "client/rest/rest_client.hpp"
 
 #include <doctest/doctest.h>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/json.hpp>
 
 #include <map>
@@ -535,4 +537,37 @@ TEST_CASE_FIXTURE(Fixture, "observer: the server's warnings are reported") {
   const json::value object = json::parse(R"({"metadata":{"name":"x"},"spec":{"foo":1}})");
   run(io, client.create(config_maps, object));
   CHECK(observer->warnings == std::vector<std::string>{R"(unknown field "spec.foo")", "second"});
+}
+
+TEST_CASE("cancellation: a call waiting to retry ends at once when its coroutine is cancelled") {
+  asio::io_context io;
+  asio::cancellation_signal cancel;
+  TestServer server(io, [&](ServerSession& session, ServerRequest) -> asio::awaitable<void> {
+    HttpHeaders headers{{"Retry-After", "30"}};
+    co_await session.respond(429, "busy", std::move(headers));
+  });
+  RestConfig config;
+  config.host = server.url();
+  config.timeout = std::chrono::hours(1);
+  RestClient client(config);
+  const auto pods = resources::pods().in("default");
+  std::exception_ptr error;
+  bool finished = false;
+  asio::co_spawn(
+      io, client.get(pods, "p"),
+      asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e, json::value) {
+        error = e;
+        finished = true;
+      }));
+  rg::test::run_until(io, [&] { return server.requests() == 1; });
+  // Let the client read the 429 and start its 30 s wait; then cancel it.
+  rg::test::run_until(io, [&] { return client.transport_stats().idle == 1; });
+  cancel.emit(asio::cancellation_type::terminal);
+  rg::test::run_until(io, [&] { return finished; });
+  CHECK(holds(error, [](const std::exception& e) {
+    const auto* transport = dynamic_cast<const TransportError*>(&e);
+    return transport != nullptr && transport->kind() == TransportErrorKind::kCancelled &&
+           std::string(e.what()).find("Retry-After") != std::string::npos;
+  }));
+  CHECK(server.requests() == 1);
 }
