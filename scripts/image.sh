@@ -5,7 +5,7 @@
 #   scripts/image.sh [--build-dir DIR] [--output FILE] [--tag NAME:TAG]
 #       release-builds the binary with meson (DIR, default build-image), stages its file tree,
 #       commits it with buildah (vfs storage, chroot isolation, in a throwaway storage root),
-#       writes an OCI archive (default replica-guard-VERSION.oci.tar), then proves it:
+#       writes an OCI archive (default DIR/replica-guard-VERSION.oci.tar), then proves it:
 #       the binary starts inside the image as the non-root user, and skopeo shows the user and
 #       the entrypoint. Load it elsewhere with e.g.
 #       `skopeo copy oci-archive:FILE docker-daemon:replica-guard:VERSION`.
@@ -112,6 +112,7 @@ build_image() {
       --build-dir) builddir=${2:?--build-dir needs a folder}; shift 2 ;;
       --output) output=${2:?--output needs a file}; shift 2 ;;
       --tag) tag=${2:?--tag needs NAME:TAG}; shift 2 ;;
+      -h | --help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
       *) die "unknown argument '$1' (expected --build-dir DIR, --output FILE, --tag NAME:TAG, or rootfs BINARY DIR)" ;;
     esac
   done
@@ -119,8 +120,11 @@ build_image() {
   version=$(project_version)
   [[ -n "$version" ]] || die "cannot read the project version from meson.build"
   tag=${tag:-replica-guard:$version}
-  output=${output:-replica-guard-$version.oci.tar}
-  [[ "$output" = /* ]] || output="$caller_dir/$output"
+  if [[ -z "$output" ]]; then
+    output="$PWD/$builddir/replica-guard-$version.oci.tar"
+  elif [[ "$output" != /* ]]; then
+    output="$caller_dir/$output"
+  fi
 
   for tool in buildah skopeo meson ninja; do
     command -v "$tool" >/dev/null ||
