@@ -20,6 +20,34 @@ DASHBOARD_METRICS = [
     "replica_guard_desired_replicas", "replica_guard_serving_replicas",
     "replica_guard_stranded_replicas", "replica_guard_reconcile_total",
 ]
+# Every metric of the operator's contract (shared/design.md and its issue); the dashboard and
+# the alerts may use no other name (a typo would be a panel or an alert that never shows).
+CONTRACT_METRICS = {
+    "workqueue_depth", "workqueue_adds_total", "workqueue_queue_duration_seconds",
+    "workqueue_work_duration_seconds", "workqueue_unfinished_work_seconds",
+    "workqueue_longest_running_processor_seconds", "workqueue_retries_total",
+    "reflector_watch_events_total", "reflector_items_total", "informer_cache_objects",
+    "rest_client_requests_total", "replica_guard_reconcile_total",
+    "replica_guard_reconcile_duration_seconds", "replica_guard_scale_patches_total",
+    "replica_guard_surge_suppressed", "replica_guard_desired_replicas",
+    "replica_guard_serving_replicas", "replica_guard_stranded_replicas",
+    "leader_election_master_status",
+}
+# PromQL words that look like metric names: functions, keywords, and label names.
+PROMQL_WORDS = {"histogram_quantile", "sum", "max", "rate", "deriv", "by", "and", "or", "vector",
+                "le", "job", "name", "namespace", "deployment", "resource", "type", "code",
+                "method", "direction", "result", "pod", "label_values"}
+
+
+def unknown_metrics(expr):
+    """Metric-like names in a PromQL expression that are not in the contract."""
+    expr = re.sub(r'"[^"]*"', "", expr)  # label values
+    expr = re.sub(r"\[[^]]*\]", "", expr)  # range selectors
+    names = set(re.findall(r"\b[a-z_][a-z0-9_]*\b", expr)) - PROMQL_WORDS
+    base = {re.sub(r"_(bucket|sum|count)$", "", n) for n in names}
+    return sorted(n for n in base if n not in CONTRACT_METRICS and not n.startswith("__"))
+
+
 ALERTS = {"ReplicaGuardStrandedReplicas", "ReplicaGuardWorkqueueGrowing",
           "ReplicaGuardReconcileErrors", "ReplicaGuardNoLeader", "ReplicaGuardSurgeSuppressed"}
 
@@ -79,6 +107,7 @@ def check_monitoring(checks, label, objs, expect_labels=None):
     checks.equal(set(alerts), ALERTS, f"{label}: alerts")
     job = f'job="{service["metadata"]["name"]}"'
     for name, alert in alerts.items():
+        checks.equal(unknown_metrics(alert["expr"]), [], f"{label}: {name} uses metrics outside the contract")
         checks.check(job in alert["expr"], f"{label}: {name} is not scoped to {job}: {alert['expr']}")
         checks.check(alert["labels"].get("severity") in ("warning", "critical"),
                      f"{label}: {name} has no severity")
@@ -180,6 +209,14 @@ def check_dashboard(checks):
     dashboard = json.loads(config_map["data"]["replica-guard.json"])
     panels = [p for p in dashboard["panels"] if p["type"] != "row"]
     exprs = " ".join(t["expr"] for p in panels for t in p["targets"])
+    for panel in panels:
+        for target in panel["targets"]:
+            checks.equal(unknown_metrics(target["expr"]), [],
+                         f"dashboard: panel {panel['title']} uses metrics outside the contract")
+    for variable in dashboard["templating"]["list"]:
+        if variable["type"] == "query":
+            checks.equal(unknown_metrics(variable["query"]["query"]), [],
+                         f"dashboard: variable {variable['name']} uses metrics outside the contract")
     for metric in DASHBOARD_METRICS:
         checks.check(re.search(rf"\b{metric}\b", exprs), f"dashboard: no panel shows {metric}")
     ids = [p["id"] for p in dashboard["panels"]]
