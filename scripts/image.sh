@@ -15,6 +15,7 @@
 #       a non-root user (UID/GID 65532) and /tmp. Nothing else: no shell, no package manager.
 set -euo pipefail
 
+readonly script=$(readlink -f "$0")
 readonly binary_in_image=/usr/local/bin/replica-guard
 readonly uid=65532
 
@@ -112,7 +113,7 @@ build_image() {
       --build-dir) builddir=${2:?--build-dir needs a folder}; shift 2 ;;
       --output) output=${2:?--output needs a file}; shift 2 ;;
       --tag) tag=${2:?--tag needs NAME:TAG}; shift 2 ;;
-      -h | --help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"; exit 0 ;;
+      -h | --help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$script"; exit 0 ;;
       *) die "unknown argument '$1' (expected --build-dir DIR, --output FILE, --tag NAME:TAG, or rootfs BINARY DIR)" ;;
     esac
   done
@@ -154,7 +155,7 @@ build_image() {
   cp -a "$work/rootfs/." "$mountpoint/"
   buildah "${storage[@]}" umount "$container" >/dev/null
   buildah "${storage[@]}" config \
-    --os linux --arch amd64 \
+    --os linux --arch "$(dpkg --print-architecture)" \
     --user "$uid:$uid" \
     --entrypoint "[\"$binary_in_image\"]" --cmd '' \
     --env PATH=/usr/local/bin:/usr/bin \
@@ -205,6 +206,6 @@ if [[ "${1:-}" == rootfs ]]; then
   stage_rootfs "$2" "$3"
 else
   caller_dir=$PWD
-  cd "$(dirname "$0")/.."
+  cd "$(dirname "$script")/.."
   build_image "$@"
 fi
