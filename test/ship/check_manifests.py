@@ -6,7 +6,9 @@ the namespaced component scopes the operator, every place that names the version
 the Dockerfile copies every folder the build needs."""
 import os
 import re
+import shutil
 import subprocess
+import tempfile
 
 import shiplib
 from discovery_stub import DiscoveryStub
@@ -89,6 +91,22 @@ def check_namespaced(checks):
                  "namespaced: nodes stay readable cluster-wide")
 
 
+def check_own_overlay(checks):
+    """The README's way for users: their own overlay with manifests/ as a resource, the
+    namespaced component, and another image."""
+    with tempfile.TemporaryDirectory() as work:
+        shutil.copytree(shiplib.MANIFESTS, os.path.join(work, "manifests"))
+        os.mkdir(os.path.join(work, "overlay"))
+        with open(os.path.join(work, "overlay", "kustomization.yaml"), "w", encoding="utf-8") as f:
+            f.write("resources: [../manifests]\ncomponents: [../manifests/namespaced]\n"
+                    "images:\n  - name: replica-guard\n    newName: registry.example.com/rg\n"
+                    "    newTag: 1.2.3\n")
+        objs = shiplib.kustomize(os.path.join(work, "overlay"))
+    container = one(objs, "Deployment")["spec"]["template"]["spec"]["containers"][0]
+    checks.equal(container["image"], "registry.example.com/rg:1.2.3", "own overlay: image override")
+    checks.check("--namespace=default" in container["args"], "own overlay: the namespaced component")
+
+
 def check_versions(checks):
     root = shiplib.SOURCE_ROOT
     with open(os.path.join(root, "meson.build"), encoding="utf-8") as f:
@@ -124,6 +142,7 @@ def main():
     check_apply_paths(checks)
     check_objects(checks)
     check_namespaced(checks)
+    check_own_overlay(checks)
     check_versions(checks)
     check_dockerfile(checks)
     checks.done()
