@@ -73,6 +73,13 @@ def check_defaults(checks):
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     checks.equal(container["image"], f"replica-guard:{chart_app_version()}", "defaults: image")
     checks.equal(deployment["spec"]["replicas"], 2, "defaults: replicas")
+    # A Deployment's selector is immutable: labels that change between chart versions in it
+    # would make every `helm upgrade` fail.
+    for selector in (deployment["spec"]["selector"]["matchLabels"],
+                     one(objs, "Service")["spec"]["selector"],
+                     one(objs, "PodDisruptionBudget")["spec"]["selector"]["matchLabels"]):
+        checks.check(not {"helm.sh/chart", "app.kubernetes.io/version"} & set(selector),
+                     f"defaults: a selector with version labels breaks upgrades: {selector}")
     for namespaced in objs:
         if namespaced["kind"] not in ("ClusterRole", "ClusterRoleBinding"):
             checks.equal(namespaced["metadata"].get("namespace"), shiplib.RELEASE_NAMESPACE,
