@@ -36,30 +36,69 @@ struct SaxHandler {
     return ok;
   }
 
+  // A value the sink asked to skip: a scalar is dropped; a container raises skip_depth, and
+  // until it is back to zero events only move the depth.
+  bool skip_scalar() {
+    if (skip_depth != 0) return true;
+    if (skip_next) {
+      skip_next = false;
+      return true;
+    }
+    return false;
+  }
+  bool skip_container_begin() {
+    if (skip_depth != 0 || skip_next) {
+      skip_next = false;
+      ++skip_depth;
+      return true;
+    }
+    return false;
+  }
+
   bool on_document_begin(error_code&) { return true; }
   bool on_document_end(error_code&) { return true; }
-  bool on_object_begin(error_code& ec) { return check(sink->object_begin(), ec); }
-  bool on_object_end(std::size_t n, error_code& ec) { return check(sink->object_end(n), ec); }
-  bool on_array_begin(error_code& ec) { return check(sink->array_begin(), ec); }
-  bool on_array_end(std::size_t n, error_code& ec) { return check(sink->array_end(n), ec); }
+  bool on_object_begin(error_code& ec) {
+    return skip_container_begin() || check(sink->object_begin(), ec);
+  }
+  bool on_object_end(std::size_t n, error_code& ec) {
+    if (skip_depth != 0) {
+      --skip_depth;
+      return true;
+    }
+    return check(sink->object_end(n), ec);
+  }
+  bool on_array_begin(error_code& ec) {
+    return skip_container_begin() || check(sink->array_begin(), ec);
+  }
+  bool on_array_end(std::size_t n, error_code& ec) {
+    if (skip_depth != 0) {
+      --skip_depth;
+      return true;
+    }
+    return check(sink->array_end(n), ec);
+  }
 
   // Keys and strings split across writes arrive as parts; `n` is the length so far.
   bool on_key_part(boost::json::string_view s, std::size_t n, error_code&) {
+    if (skip_depth != 0) return true;
     if (n == s.size()) key_buffer.clear();
     key_buffer.append(s.data(), s.size());
     return true;
   }
   bool on_key(boost::json::string_view s, std::size_t n, error_code& ec) {
+    if (skip_depth != 0) return true;
     if (n == s.size()) return check(sink->key(view(s)), ec);
     key_buffer.append(s.data(), s.size());
     return check(sink->key(key_buffer), ec);
   }
   bool on_string_part(boost::json::string_view s, std::size_t n, error_code&) {
+    if (skip_depth != 0 || skip_next) return true;
     if (n == s.size()) string_buffer.clear();
     string_buffer.append(s.data(), s.size());
     return true;
   }
   bool on_string(boost::json::string_view s, std::size_t n, error_code& ec) {
+    if (skip_scalar()) return true;
     if (n == s.size()) return check(sink->string(view(s)), ec);
     string_buffer.append(s.data(), s.size());
     return check(sink->string(string_buffer), ec);
@@ -67,16 +106,16 @@ struct SaxHandler {
 
   bool on_number_part(boost::json::string_view, error_code&) { return true; }
   bool on_int64(std::int64_t i, boost::json::string_view, error_code& ec) {
-    return check(sink->int64(i), ec);
+    return skip_scalar() || check(sink->int64(i), ec);
   }
   bool on_uint64(std::uint64_t u, boost::json::string_view, error_code& ec) {
-    return check(sink->uint64(u), ec);
+    return skip_scalar() || check(sink->uint64(u), ec);
   }
   bool on_double(double d, boost::json::string_view, error_code& ec) {
-    return check(sink->float64(d), ec);
+    return skip_scalar() || check(sink->float64(d), ec);
   }
-  bool on_bool(bool b, error_code& ec) { return check(sink->boolean(b), ec); }
-  bool on_null(error_code& ec) { return check(sink->null(), ec); }
+  bool on_bool(bool b, error_code& ec) { return skip_scalar() || check(sink->boolean(b), ec); }
+  bool on_null(error_code& ec) { return skip_scalar() || check(sink->null(), ec); }
   bool on_comment_part(boost::json::string_view, error_code&) { return true; }
   bool on_comment(boost::json::string_view, error_code&) { return true; }
 
@@ -84,6 +123,8 @@ struct SaxHandler {
   std::string key_buffer;
   std::string string_buffer;
   bool sink_failed = false;
+  bool skip_next = false;      // the sink asked to drop the next value
+  std::size_t skip_depth = 0;  // > 0 inside a dropped object or array
 };
 
 boost::json::parse_options parse_options() {
@@ -98,7 +139,9 @@ bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; 
 
 struct JsonReader::Impl {
   Impl(ValueSink& sink, std::size_t max_document_bytes)
-      : parser(parse_options(), sink), max_bytes(max_document_bytes) {}
+      : parser(parse_options(), sink), max_bytes(max_document_bytes) {
+    sink.set_skip_flag(&parser.handler().skip_next);
+  }
 
   [[noreturn]] void fail(std::string message) {
     failure = std::move(message);
@@ -117,6 +160,8 @@ struct JsonReader::Impl {
   void begin_document() {
     parser.reset();
     parser.handler().sink_failed = false;
+    parser.handler().skip_next = false;
+    parser.handler().skip_depth = 0;
     in_document = true;
     bytes = 0;
   }

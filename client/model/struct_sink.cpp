@@ -1,6 +1,6 @@
 // StructSink: the schema-driven streaming decoder behind every typed projection. A stack of
-// frames follows the nesting of kept fields; a key the schema does not keep turns the next value
-// into a skipped subtree (a depth counter, nothing built).
+// frames follows the nesting of kept fields; for a key the schema does not keep, the driver is
+// asked to skip the value, so its events never arrive here.
 #include "client/model/struct_sink.hpp"
 
 #include <cmath>
@@ -45,12 +45,9 @@ class StructSink final : public ValueSink {
     stack_.clear();
     field_ = nullptr;
     slot_ = nullptr;
-    skip_next_ = false;
-    skip_depth_ = 0;
   }
 
   bool object_begin() override {
-    if (skipping_container()) return true;
     if (stack_.empty()) {
       push(FieldKind::kStruct, nullptr, &schema_, target_);
       return true;
@@ -80,10 +77,6 @@ class StructSink final : public ValueSink {
   }
 
   bool object_end(std::size_t) override {
-    if (skip_depth_ != 0) {
-      --skip_depth_;
-      return true;
-    }
     const Frame& top = stack_.back();
     if (top.kind == FieldKind::kStruct &&
         (top.seen & top.desc->required_mask) != top.desc->required_mask) {
@@ -94,7 +87,6 @@ class StructSink final : public ValueSink {
   }
 
   bool array_begin() override {
-    if (skipping_container()) return true;
     if (stack_.empty() || stack_.back().kind != FieldKind::kStruct) {
       return mismatch(JsonType::kArray);
     }
@@ -114,16 +106,11 @@ class StructSink final : public ValueSink {
   }
 
   bool array_end(std::size_t) override {
-    if (skip_depth_ != 0) {
-      --skip_depth_;
-      return true;
-    }
     stack_.pop_back();
     return true;
   }
 
   bool key(std::string_view key) override {
-    if (skip_depth_ != 0) return true;
     Frame& top = stack_.back();
     if (top.kind == FieldKind::kStringMap) {
       map_key_.assign(key);
@@ -131,7 +118,7 @@ class StructSink final : public ValueSink {
     }
     const FieldDesc* field = top.desc->find(key);
     if (field == nullptr) {
-      skip_next_ = true;
+      skip_next_value();
       return true;
     }
     field_ = field;
@@ -144,7 +131,6 @@ class StructSink final : public ValueSink {
   }
 
   bool string(std::string_view value) override {
-    if (skipping_scalar()) return true;
     if (stack_.empty()) return mismatch(JsonType::kString);
     Frame& top = stack_.back();
     switch (top.kind) {
@@ -170,19 +156,14 @@ class StructSink final : public ValueSink {
     }
   }
 
-  bool int64(std::int64_t value) override {
-    if (skipping_scalar()) return true;
-    return integer(value, true);
-  }
+  bool int64(std::int64_t value) override { return integer(value, true); }
 
   bool uint64(std::uint64_t value) override {
-    if (skipping_scalar()) return true;
     const bool fits = value <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
     return integer(fits ? static_cast<std::int64_t>(value) : 0, fits);
   }
 
   bool float64(double value) override {
-    if (skipping_scalar()) return true;
     // Integral doubles (1e3, 2.0) are accepted for integer fields, as Go's decoder does for
     // numbers it can represent exactly.
     const bool fits = std::trunc(value) == value && value >= -9.2e18 && value <= 9.2e18;
@@ -190,7 +171,6 @@ class StructSink final : public ValueSink {
   }
 
   bool boolean(bool value) override {
-    if (skipping_scalar()) return true;
     if (stack_.empty() || stack_.back().kind != FieldKind::kStruct) {
       return mismatch(JsonType::kBoolean);
     }
@@ -207,7 +187,6 @@ class StructSink final : public ValueSink {
 
   // null leaves a field at its zero value (as Go does): optionals empty, maps and lists empty.
   bool null() override {
-    if (skipping_scalar()) return true;
     if (stack_.empty()) return mismatch(JsonType::kNull);
     Frame& top = stack_.back();
     switch (top.kind) {
@@ -242,28 +221,6 @@ class StructSink final : public ValueSink {
 
   void push(FieldKind kind, const FieldDesc* field, const StructDesc* desc, void* target) {
     stack_.push_back(Frame{kind, field, desc, target, 0, 0});
-  }
-
-  bool skipping_container() {
-    if (skip_depth_ != 0) {
-      ++skip_depth_;
-      return true;
-    }
-    if (skip_next_) {
-      skip_next_ = false;
-      skip_depth_ = 1;
-      return true;
-    }
-    return false;
-  }
-
-  bool skipping_scalar() {
-    if (skip_depth_ != 0) return true;
-    if (skip_next_) {
-      skip_next_ = false;
-      return true;
-    }
-    return false;
   }
 
   // Go's encoder writes map keys sorted, so entries normally append at the end.
@@ -401,8 +358,6 @@ class StructSink final : public ValueSink {
   std::vector<Frame> stack_;
   const FieldDesc* field_ = nullptr;  // the field the next value belongs to
   void* slot_ = nullptr;              // that field's member
-  bool skip_next_ = false;            // the next value belongs to a key that is not kept
-  std::size_t skip_depth_ = 0;        // > 0 inside a skipped object or array
   std::string map_key_;
   SinkError error_;
 };

@@ -38,19 +38,25 @@ std::string_view name_of(JsonType type) {
   return "value";
 }
 
-bool replay(const boost::json::value& value, ValueSink& sink) {
+namespace {
+
+bool emit(const boost::json::value& value, ValueSink& sink, bool& skip_next) {
+  if (skip_next) {
+    skip_next = false;
+    return true;
+  }
   switch (value.kind()) {
     case boost::json::kind::object: {
       if (!sink.object_begin()) return false;
       for (const auto& entry : value.get_object()) {
-        if (!sink.key(entry.key()) || !replay(entry.value(), sink)) return false;
+        if (!sink.key(entry.key()) || !emit(entry.value(), sink, skip_next)) return false;
       }
       return sink.object_end(value.get_object().size());
     }
     case boost::json::kind::array: {
       if (!sink.array_begin()) return false;
       for (const auto& element : value.get_array()) {
-        if (!replay(element, sink)) return false;
+        if (!emit(element, sink, skip_next)) return false;
       }
       return sink.array_end(value.get_array().size());
     }
@@ -68,6 +74,14 @@ bool replay(const boost::json::value& value, ValueSink& sink) {
       return sink.null();
   }
   return false;
+}
+
+}  // namespace
+
+bool replay(const boost::json::value& value, ValueSink& sink) {
+  bool skip_next = false;
+  sink.set_skip_flag(&skip_next);
+  return emit(value, sink, skip_next);
 }
 
 namespace {

@@ -28,9 +28,15 @@ std::string join_path(std::string_view prefix, std::string_view path);
 
 /// Receives the events of JSON values. Every event returns false on a decoding error, which
 /// error() then describes; the sink is not used again until start().
+///
+/// A sink drops a value it does not keep by calling skip_next_value() (right after the key): the
+/// driver (JsonReader's handler, replay, an envelope passing it on) then does not deliver that
+/// value's events at all, so skipped subtrees cost the tokenizer and nothing else.
 class ValueSink {
  public:
   virtual ~ValueSink() = default;
+  /// Installs the driver's skip flag; drivers call this before delivering events.
+  void set_skip_flag(bool* skip_next) noexcept { skip_next_ = skip_next; }
   /// Starts a new value, decoded into `target` (an object of the type the sink decodes).
   virtual void start(void* target) = 0;
   virtual bool object_begin() = 0;
@@ -45,9 +51,18 @@ class ValueSink {
   virtual bool boolean(bool value) = 0;
   virtual bool null() = 0;
   virtual const SinkError& error() const = 0;
+
+ protected:
+  /// Asks the driver to drop the next value.
+  void skip_next_value() noexcept { *skip_next_ = true; }
+  bool* skip_flag() const noexcept { return skip_next_; }
+
+ private:
+  bool* skip_next_ = nullptr;
 };
 
-/// Emits the events of an existing DOM value into `sink`; false when the sink rejects it.
+/// Emits the events of an existing DOM value into `sink` (honouring its skip requests); false
+/// when the sink rejects it.
 bool replay(const boost::json::value& value, ValueSink& sink);
 
 /// A sink building a boost::json::value (the target) losslessly.

@@ -2,39 +2,12 @@
 #include "client/watch/envelope_sink.hpp"
 
 namespace rg::client::detail {
-namespace {
-
-class SkipSink final : public ValueSink {
- public:
-  void start(void*) override {}
-  bool object_begin() override { return true; }
-  bool object_end(std::size_t) override { return true; }
-  bool array_begin() override { return true; }
-  bool array_end(std::size_t) override { return true; }
-  bool key(std::string_view) override { return true; }
-  bool string(std::string_view) override { return true; }
-  bool int64(std::int64_t) override { return true; }
-  bool uint64(std::uint64_t) override { return true; }
-  bool float64(double) override { return true; }
-  bool boolean(bool) override { return true; }
-  bool null() override { return true; }
-  const SinkError& error() const override { return error_; }
-
- private:
-  SinkError error_;
-};
-
-}  // namespace
-
-void EnvelopeSink::route(ValueSink& sink, std::string path) {
+void EnvelopeSink::route(ValueSink& sink, std::string_view path, std::size_t index) {
+  sink.set_skip_flag(skip_flag());
   route_ = &sink;
-  route_path_ = std::move(path);
+  route_path_ = path;
+  route_index_ = index;
   route_depth_ = 0;
-}
-
-ValueSink& EnvelopeSink::skip_sink() {
-  static SkipSink sink;
-  return sink;
 }
 
 bool EnvelopeSink::fail(std::string path, std::string message) {
@@ -54,7 +27,9 @@ bool EnvelopeSink::begin_value(JsonType type) { return route_ != nullptr || own_
 bool EnvelopeSink::routed(bool ok) {
   if (!ok) {
     const SinkError& inner = route_->error();
-    return fail(join_path(route_path_, inner.path), inner.message);
+    std::string prefix(route_path_);
+    if (route_index_ != kNoIndex) prefix += "[" + std::to_string(route_index_) + "]";
+    return fail(join_path(prefix, inner.path), inner.message);
   }
   return true;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -27,10 +28,13 @@ class EnvelopeSink : public ValueSink {
   const SinkError& error() const final { return error_; }
 
  protected:
-  /// Sends the next value (all its events) to `sink`; `path` prefixes its errors.
-  void route(ValueSink& sink, std::string path);
-  /// A sink that accepts and drops any value (unknown envelope keys).
-  ValueSink& skip_sink();
+  /// Sends the next value (all its events) to `sink`; `path` (a literal), followed by `[index]`
+  /// when an index is given, prefixes its errors.
+  void route(ValueSink& sink, std::string_view path, std::size_t index = kNoIndex);
+  /// Drops the next value (an envelope key that is not read).
+  void skip_value() { skip_next_value(); }
+
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
 
   /// A value begins outside any route: return false (after fail()) to reject it, or true after
   /// either routing it or taking a container as the envelope's own.
@@ -53,7 +57,8 @@ class EnvelopeSink : public ValueSink {
   bool after_end(bool ok);
 
   ValueSink* route_ = nullptr;
-  std::string route_path_;
+  std::string_view route_path_;
+  std::size_t route_index_ = kNoIndex;
   std::size_t route_depth_ = 0;
   SinkError error_;
 };

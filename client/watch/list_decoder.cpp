@@ -52,7 +52,7 @@ class ListEnvelope final : public EnvelopeSink {
     item_ = codec_.create();
     item_sink_->start(item_.get());
     routing_item_ = true;
-    route(*item_sink_, "items[" + std::to_string(count_) + "]");
+    route(*item_sink_, "items", count_);
     return true;
   }
 
@@ -66,7 +66,7 @@ class ListEnvelope final : public EnvelopeSink {
       meta_sink_->start(&metadata_);
       route(*meta_sink_, "metadata");
     } else if (key != "items") {  // the items array is read by own_value
-      route(skip_sink(), std::string(key));
+      skip_value();
     }
     return true;
   }

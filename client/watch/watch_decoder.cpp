@@ -91,7 +91,7 @@ class WatchEnvelope final : public EnvelopeSink {
   RawWatchEvent take() { return std::move(event_); }
 
  private:
-  enum class Routing { kNone, kType, kObject, kOther };
+  enum class Routing { kNone, kType, kObject };
 
   bool own_value(JsonType type) override {
     if (!in_event_ && type == JsonType::kObject) {
@@ -113,8 +113,8 @@ class WatchEnvelope final : public EnvelopeSink {
       routing_ = Routing::kObject;
       route_object();
     } else {
-      routing_ = Routing::kOther;
-      route(skip_sink(), std::string(key));
+      routing_ = Routing::kNone;
+      skip_value();
     }
     return true;
   }
