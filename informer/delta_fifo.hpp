@@ -1,0 +1,309 @@
+// DeltaFIFO: the queue between the Reflector (producer) and the informer's processing loop
+// (consumer), with client-go's semantics:
+//  - one queue slot per key; the key's deltas accumulate while it waits (oldest first), so a key
+//    changed three times is popped once and its consumer sees every change, ending at the latest
+//    state; two consecutive Deleted deltas collapse into one (the one that is not a tombstone);
+//  - replace() (a relist) queues Replaced deltas and, for every key known (queued, or in the
+//    cache through KnownObjects) but absent from the list, a Deleted DeletedFinalStateUnknown
+//    tombstone carrying the last known state;
+//  - resync() queues Sync deltas for cached keys that have nothing queued;
+//  - a delete of a key neither queued nor cached is ignored (it was already reported);
+//  - has_synced() once the items of the first replace() have all been popped
+//    (initialPopulationCount); any add/update/remove before it counts as "populated" too.
+//
+// Unlike client-go it is bounded: when `capacity` deltas are queued, producers wait
+// (co_await) for the consumer, which pushes back on the Reflector -- it stops reading its
+// stream -- instead of growing without limit or dropping. replace() and resync() wait for room
+// and then queue their whole batch at once (they stay atomic; the batch is already in memory).
+//
+// Producer and consumer may run on different threads / io_contexts.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "informer/delta.hpp"
+#include "informer/detail/wait_list.hpp"
+#include "informer/indexer.hpp"
+#include "informer/known_objects.hpp"
+#include "informer/object_key.hpp"
+
+namespace rg::informer {
+
+template <KubeObject T>
+class DeltaFIFO {
+ public:
+  using ObjectPtr = std::shared_ptr<const T>;
+
+  struct Options {
+    /// Queued deltas (over all keys) at which producers start to wait. Must be > 0.
+    std::size_t capacity = 100'000;
+    /// The cache the consumer fills (normally the Indexer); may be null (then relists detect
+    /// deletions only among queued keys, and resync() does nothing). Must outlive the FIFO.
+    const KnownObjects<T>* known_objects = nullptr;
+    /// Replaced deltas for relists (client-go's EmitDeltaTypeReplaced); false queues Sync.
+    bool emit_delta_type_replaced = true;
+  };
+
+  explicit DeltaFIFO(Options options) : options_(options), not_empty_(mutex_), not_full_(mutex_) {
+    if (options_.capacity == 0) {
+      throw std::invalid_argument("DeltaFIFO capacity must be at least 1");
+    }
+  }
+
+  DeltaFIFO(const DeltaFIFO&) = delete;
+  DeltaFIFO& operator=(const DeltaFIFO&) = delete;
+
+  /// Queue an Added / Updated / Deleted delta, waiting while the FIFO is full. Returns false
+  /// (and queues nothing) once the FIFO is closed. Throws std::invalid_argument for a null or
+  /// unnamed object.
+  boost::asio::awaitable<bool> add(ObjectPtr object) {
+    return push(DeltaType::kAdded, std::move(object));
+  }
+  boost::asio::awaitable<bool> update(ObjectPtr object) {
+    return push(DeltaType::kUpdated, std::move(object));
+  }
+  boost::asio::awaitable<bool> remove(ObjectPtr object) {
+    return push(DeltaType::kDeleted, std::move(object));
+  }
+
+  /// A relist: see the header comment. `resource_version` is the list's (kept for symmetry with
+  /// Indexer::replace; the FIFO does not need it).
+  boost::asio::awaitable<bool> replace(std::vector<ObjectPtr> list, std::string resource_version) {
+    (void)resource_version;
+    std::vector<std::pair<std::string, ObjectPtr>> keyed = with_keys(std::move(list));
+    bool accepted = false;
+    auto try_now = [&] {
+      if (closed_) return true;
+      if (delta_count_ >= options_.capacity) return false;
+      replace_locked(keyed);
+      accepted = true;
+      return true;
+    };
+    co_await not_full_.until(try_now);
+    co_return accepted;
+  }
+
+  /// Queue a Sync delta for every cached key with nothing queued.
+  boost::asio::awaitable<bool> resync() {
+    bool accepted = false;
+    auto try_now = [&] {
+      if (closed_) return true;
+      if (delta_count_ >= options_.capacity) return false;
+      resync_locked();
+      accepted = true;
+      return true;
+    };
+    co_await not_full_.until(try_now);
+    co_return accepted;
+  }
+
+  /// Waits for a key, removes it with all its deltas and calls
+  /// `process(Deltas<T>&&, bool is_in_initial_list)` with the FIFO locked (so the cache it
+  /// updates stays consistent with replace()/resync(); keep it short: no I/O, no waiting).
+  /// Keys still queued at close() are popped; returns false once closed and empty.
+  /// An exception from `process` propagates (the key is consumed).
+  template <class Process>
+  boost::asio::awaitable<bool> pop(Process process) {
+    bool popped = false;
+    std::exception_ptr failure;
+    auto try_now = [&] {
+      if (queue_.empty()) return closed_;
+      const bool is_in_initial_list = !has_synced_locked();
+      auto node = items_.extract(queue_.front());
+      queue_.pop_front();
+      if (initial_population_count_ > 0) --initial_population_count_;
+      delta_count_ -= node.mapped().size();
+      not_full_.notify_all_locked();
+      popped = true;
+      try {
+        process(std::move(node.mapped()), is_in_initial_list);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+      return true;
+    };
+    co_await not_empty_.until(try_now);
+    if (failure) std::rethrow_exception(failure);
+    co_return popped;
+  }
+
+  /// Stops accepting deltas and wakes every waiter: producers return false, consumers drain
+  /// what is queued and then return false.
+  void close() {
+    std::lock_guard lock(mutex_);
+    closed_ = true;
+    not_empty_.notify_all_locked();
+    not_full_.notify_all_locked();
+  }
+
+  bool is_closed() const {
+    std::lock_guard lock(mutex_);
+    return closed_;
+  }
+
+  /// True once the first replace()'s items have all been popped (or a plain add/update/remove
+  /// came first and everything queued before has been popped).
+  bool has_synced() const {
+    std::lock_guard lock(mutex_);
+    return has_synced_locked();
+  }
+
+  /// Queued keys.
+  std::size_t size() const {
+    std::lock_guard lock(mutex_);
+    return queue_.size();
+  }
+
+  /// Queued deltas over all keys (what `capacity` bounds).
+  std::size_t delta_count() const {
+    std::lock_guard lock(mutex_);
+    return delta_count_;
+  }
+
+  /// Queued keys in pop order.
+  std::vector<std::string> list_keys() const {
+    std::lock_guard lock(mutex_);
+    return {queue_.begin(), queue_.end()};
+  }
+
+  /// A copy of the deltas queued for `key`, if any.
+  std::optional<Deltas<T>> get_by_key(std::string_view key) const {
+    std::lock_guard lock(mutex_);
+    auto it = items_.find(key);
+    if (it == items_.end()) return std::nullopt;
+    return it->second;
+  }
+
+ private:
+  static std::vector<std::pair<std::string, ObjectPtr>> with_keys(std::vector<ObjectPtr> list) {
+    std::vector<std::pair<std::string, ObjectPtr>> keyed;
+    keyed.reserve(list.size());
+    for (auto& object : list) {
+      std::string key = key_for(object);
+      keyed.emplace_back(std::move(key), std::move(object));
+    }
+    return keyed;
+  }
+
+  static std::string key_for(const ObjectPtr& object) {
+    if (!object) throw std::invalid_argument("cannot queue a null object in the DeltaFIFO");
+    return meta_namespace_key(*object);
+  }
+
+  boost::asio::awaitable<bool> push(DeltaType type, ObjectPtr object) {
+    const std::string key = key_for(object);
+    bool accepted = false;
+    auto try_now = [&] {
+      if (closed_) return true;
+      if (delta_count_ >= options_.capacity) return false;
+      populated_ = true;
+      accepted = true;
+      if (type == DeltaType::kDeleted && !is_known_locked(key)) return true;  // already gone
+      queue_action_locked(type, object, key);
+      return true;
+    };
+    co_await not_full_.until(try_now);
+    co_return accepted;
+  }
+
+  bool has_synced_locked() const { return populated_ && initial_population_count_ == 0; }
+
+  bool is_known_locked(const std::string& key) const {
+    if (items_.contains(key)) return true;
+    return options_.known_objects && options_.known_objects->get_by_key(key) != nullptr;
+  }
+
+  void queue_action_locked(DeltaType type, ObjectOrTombstone<T> object, const std::string& key) {
+    auto [it, inserted] = items_.try_emplace(key);
+    Deltas<T>& deltas = it->second;
+    deltas.push_back(Delta<T>{type, std::move(object)});
+    ++delta_count_;
+    dedup_last_two(deltas);
+    if (inserted) queue_.push_back(key);
+    not_empty_.notify_all_locked();
+  }
+
+  // Two consecutive deletions are one: keep the newer unless it is a tombstone.
+  void dedup_last_two(Deltas<T>& deltas) {
+    const std::size_t n = deltas.size();
+    if (n < 2) return;
+    Delta<T>& older = deltas[n - 2];
+    Delta<T>& newer = deltas[n - 1];
+    if (older.type != DeltaType::kDeleted || newer.type != DeltaType::kDeleted) return;
+    if (!is_tombstone<T>(newer.object)) older = std::move(newer);
+    deltas.pop_back();
+    --delta_count_;
+  }
+
+  void replace_locked(std::vector<std::pair<std::string, ObjectPtr>>& keyed) {
+    const DeltaType type =
+        options_.emit_delta_type_replaced ? DeltaType::kReplaced : DeltaType::kSync;
+    std::unordered_set<std::string, detail::StringHash, std::equal_to<>> listed;
+    listed.reserve(keyed.size());
+    for (auto& [key, object] : keyed) {
+      listed.insert(key);
+      queue_action_locked(type, std::move(object), key);
+    }
+
+    std::size_t queued_deletions = 0;
+    std::vector<std::pair<std::string, ObjectPtr>> vanished;
+    for (const auto& [key, deltas] : items_) {
+      if (listed.contains(key)) continue;
+      vanished.emplace_back(key, object_of<T>(deltas.back().object));
+    }
+    if (const KnownObjects<T>* known = options_.known_objects) {
+      for (auto& key : known->list_keys()) {
+        if (listed.contains(key) || items_.contains(key)) continue;
+        ObjectPtr last = known->get_by_key(key);
+        vanished.emplace_back(std::move(key), std::move(last));
+      }
+    }
+    for (auto& [key, last] : vanished) {
+      ++queued_deletions;
+      queue_action_locked(DeltaType::kDeleted, DeletedFinalStateUnknown<T>{key, std::move(last)},
+                          key);
+    }
+
+    if (!populated_) {
+      populated_ = true;
+      initial_population_count_ = listed.size() + queued_deletions;
+    }
+  }
+
+  void resync_locked() {
+    const KnownObjects<T>* known = options_.known_objects;
+    if (!known) return;
+    for (const auto& key : known->list_keys()) {
+      if (items_.contains(key)) continue;  // a queued delta carries newer state than the cache
+      if (ObjectPtr object = known->get_by_key(key)) {
+        queue_action_locked(DeltaType::kSync, std::move(object), key);
+      }
+    }
+  }
+
+  Options options_;
+  mutable std::mutex mutex_;
+  detail::StringMap<Deltas<T>> items_;
+  std::deque<std::string> queue_;
+  std::size_t delta_count_ = 0;
+  bool populated_ = false;
+  std::size_t initial_population_count_ = 0;
+  bool closed_ = false;
+  detail::WaitList not_empty_;
+  detail::WaitList not_full_;
+};
+
+}  // namespace rg::informer

@@ -1,0 +1,101 @@
+// The consumer side of a SharedIndexInformer: HandleDeltas (pop a key's deltas, update the
+// Indexer first, then notify the handlers) and AddEventHandler. A SharedIndexInformer is this
+// plus a Reflector feeding the DeltaFIFO and a loop calling
+// `fifo.pop([&](auto&& deltas, bool initial) { handler.handle_deltas(std::move(deltas), initial);
+// })`.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <variant>
+
+#include "informer/delta.hpp"
+#include "informer/event_handler.hpp"
+#include "informer/indexer.hpp"
+#include "informer/shared_processor.hpp"
+
+namespace rg::informer {
+
+/// client-go's processDeltas: applies one key's deltas, oldest first, to `store`, and tells
+/// `handler` (on_add / on_update / on_delete with the stored objects) after each change.
+/// Sync, Replaced, Added and Updated become an update when the key is cached, an add when not.
+template <KubeObject T, class Handler>
+void process_deltas(Handler& handler, Indexer<T>& store, Deltas<T>&& deltas,
+                    bool is_in_initial_list) {
+  for (Delta<T>& delta : deltas) {
+    if (delta.type == DeltaType::kDeleted) {
+      store.remove(key_of<T>(delta.object));
+      handler.on_delete(delta.object);
+      continue;
+    }
+    auto* object = std::get_if<std::shared_ptr<const T>>(&delta.object);
+    if (!object || !*object) {
+      throw std::invalid_argument(std::string("a ") + std::string(to_string(delta.type)) +
+                                  " delta must carry an object (only Deleted may be a tombstone)");
+    }
+    if (auto old = store.get_by_key(meta_namespace_key(**object))) {
+      auto stored = store.update(std::move(*object));
+      handler.on_update(old, stored);
+    } else {
+      auto stored = store.add(std::move(*object));
+      handler.on_add(stored, is_in_initial_list);
+    }
+  }
+}
+
+template <KubeObject T>
+class DeltaHandler {
+ public:
+  using ObjectPtr = std::shared_ptr<const T>;
+
+  DeltaHandler(Indexer<T>& indexer, SharedProcessor<T>& processor)
+      : indexer_(indexer), processor_(processor) {}
+
+  /// DeltaFIFO::pop's process function.
+  void handle_deltas(Deltas<T>&& deltas, bool is_in_initial_list) {
+    std::lock_guard lock(block_deltas_);
+    process_deltas(*this, indexer_, std::move(deltas), is_in_initial_list);
+  }
+
+  /// Registers a handler. It first receives the objects already cached as adds (with
+  /// is_in_initial_list = true), then every later change; no change is missed or doubled
+  /// because deltas are held back meanwhile.
+  std::shared_ptr<ProcessorListener<T>> add_event_handler(
+      std::string name, ResourceEventHandlerFuncs<T> handler,
+      std::chrono::steady_clock::duration resync_period = {}) {
+    std::lock_guard lock(block_deltas_);
+    auto listener = processor_.add_listener(std::move(name), std::move(handler), resync_period);
+    for (auto& object : indexer_.list()) {
+      listener->add(AddNotification<T>{std::move(object), true});
+    }
+    return listener;
+  }
+
+  // The Handler interface of process_deltas.
+  void on_add(const ObjectPtr& object, bool is_in_initial_list) {
+    processor_.distribute(AddNotification<T>{object, is_in_initial_list}, false);
+  }
+
+  /// An update that did not change the resourceVersion is a resync (a Sync delta, or a relist
+  /// of an unchanged object): only handlers that asked for resyncs get it.
+  void on_update(const ObjectPtr& old_object, const ObjectPtr& new_object) {
+    const bool is_resync =
+        old_object->metadata.resource_version == new_object->metadata.resource_version;
+    processor_.distribute(UpdateNotification<T>{old_object, new_object}, is_resync);
+  }
+
+  void on_delete(const ObjectOrTombstone<T>& object) {
+    processor_.distribute(DeleteNotification<T>{object}, false);
+  }
+
+ private:
+  Indexer<T>& indexer_;
+  SharedProcessor<T>& processor_;
+  std::mutex block_deltas_;
+};
+
+}  // namespace rg::informer

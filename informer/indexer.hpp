@@ -1,0 +1,301 @@
+// Indexer: the informer's thread-safe local cache, keyed "namespace/name", with named secondary
+// indexes (client-go's ThreadSafeStore + Indexer).
+//
+// Objects are stored as std::shared_ptr<const T>: readers share the cached object and can never
+// mutate it (assigning through the pointer does not compile), which rules out the classic
+// "handler edited the cached object" bug. Copy the object to change it.
+//
+// Readers take a shared lock; writers an exclusive one. Index maintenance on add/update/remove
+// touches only the index values of the changed object. Every write runs the transform hook first
+// (e.g. to drop metadata.managedFields from unstructured objects); typed projections need none.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "informer/index_funcs.hpp"
+#include "informer/known_objects.hpp"
+#include "informer/object_key.hpp"
+
+namespace rg::informer {
+
+namespace detail {
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept {
+    return std::hash<std::string_view>{}(s);
+  }
+};
+template <class V>
+using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+}  // namespace detail
+
+/// Runs on every object before it is stored; returns the object to store (may be the same).
+template <KubeObject T>
+using TransformFunc = std::function<std::shared_ptr<const T>(std::shared_ptr<const T>)>;
+
+template <KubeObject T>
+class Indexer final : public KnownObjects<T> {
+ public:
+  using ObjectPtr = std::shared_ptr<const T>;
+
+  explicit Indexer(Indexers<T> indexers = default_indexers<T>(), TransformFunc<T> transform = {})
+      : indexers_(std::make_shared<const Indexers<T>>(std::move(indexers))),
+        transform_(std::move(transform)) {
+    for (const auto& [name, func] : *indexers_) indices_[name];
+  }
+
+  Indexer(const Indexer&) = delete;
+  Indexer& operator=(const Indexer&) = delete;
+
+  /// Adds index functions (the existing contents are indexed at once). Throws
+  /// std::invalid_argument if a name is already registered; nothing is added then.
+  void add_indexers(Indexers<T> more) {
+    std::unique_lock lock(mutex_);
+    for (const auto& [name, func] : more) {
+      if (indexers_->contains(name)) {
+        throw std::invalid_argument("indexer '" + name +
+                                    "' is already registered; choose another index name");
+      }
+    }
+    Indexers<T> merged = *indexers_;
+    detail::StringMap<Index> built;
+    for (auto& [name, func] : more) {
+      Index& index = built[name];
+      for (const auto& [key, object] : items_) {
+        for (auto& value : func(*object)) index[value].insert(key);
+      }
+    }
+    for (auto& [name, func] : more) merged.emplace(name, std::move(func));
+    for (auto& [name, index] : built) indices_.emplace(name, std::move(index));
+    indexers_ = std::make_shared<const Indexers<T>>(std::move(merged));
+  }
+
+  /// Inserts or replaces the object under its key; returns the stored (transformed) object.
+  /// Throws std::invalid_argument for a null object or one without metadata.name; an index
+  /// function that throws leaves the store unchanged.
+  ObjectPtr add(ObjectPtr object) { return upsert(std::move(object)); }
+  ObjectPtr update(ObjectPtr object) { return upsert(std::move(object)); }
+
+  /// Removes the object under `key`; returns it (null if there was none).
+  ObjectPtr remove(std::string_view key) {
+    std::unique_lock lock(mutex_);
+    auto it = items_.find(key);
+    if (it == items_.end()) return nullptr;
+    ObjectPtr old = std::move(it->second);
+    unindex(*indexers_, it->first, *old);
+    items_.erase(it);
+    return old;
+  }
+
+  /// Atomically replaces the whole contents (a relist). Readers see the old or the new contents,
+  /// never a mix. Later duplicates of a key win.
+  void replace(std::vector<ObjectPtr> objects, std::string resource_version) {
+    detail::StringMap<ObjectPtr> items;
+    items.reserve(objects.size());
+    for (auto& object : objects) {
+      object = prepare(std::move(object));
+      std::string key = meta_namespace_key(*object);
+      items.insert_or_assign(std::move(key), std::move(object));
+    }
+    std::shared_ptr<const Indexers<T>> indexers;
+    {
+      std::shared_lock lock(mutex_);
+      indexers = indexers_;
+    }
+    auto indices = build_indices(*indexers, items);
+    std::unique_lock lock(mutex_);
+    if (indexers != indexers_) indices = build_indices(*indexers_, items);  // indexers were added
+    items_ = std::move(items);
+    indices_ = std::move(indices);
+    resource_version_ = std::move(resource_version);
+  }
+
+  ObjectPtr get_by_key(std::string_view key) const override {
+    std::shared_lock lock(mutex_);
+    auto it = items_.find(key);
+    return it == items_.end() ? nullptr : it->second;
+  }
+
+  std::vector<ObjectPtr> list() const {
+    std::shared_lock lock(mutex_);
+    std::vector<ObjectPtr> out;
+    out.reserve(items_.size());
+    for (const auto& [key, object] : items_) out.push_back(object);
+    return out;
+  }
+
+  std::vector<std::string> list_keys() const override {
+    std::shared_lock lock(mutex_);
+    std::vector<std::string> out;
+    out.reserve(items_.size());
+    for (const auto& [key, object] : items_) out.push_back(key);
+    return out;
+  }
+
+  std::size_t size() const {
+    std::shared_lock lock(mutex_);
+    return items_.size();
+  }
+
+  /// The resourceVersion of the last replace() (the list it came from).
+  std::string last_replace_resource_version() const {
+    std::shared_lock lock(mutex_);
+    return resource_version_;
+  }
+
+  bool has_index(std::string_view index_name) const {
+    std::shared_lock lock(mutex_);
+    return indices_.contains(index_name);
+  }
+
+  /// Objects whose `index_name` index contains `value`, ordered by key.
+  /// Throws std::invalid_argument for an unknown index.
+  std::vector<ObjectPtr> by_index(std::string_view index_name, std::string_view value) const {
+    std::shared_lock lock(mutex_);
+    std::vector<ObjectPtr> out;
+    const Index& index = index_named(index_name);
+    if (auto it = index.find(value); it != index.end()) {
+      out.reserve(it->second.size());
+      for (const auto& key : it->second) out.push_back(items_.find(key)->second);
+    }
+    return out;
+  }
+
+  /// Keys whose `index_name` index contains `value`, sorted.
+  std::vector<std::string> index_keys(std::string_view index_name, std::string_view value) const {
+    std::shared_lock lock(mutex_);
+    const Index& index = index_named(index_name);
+    auto it = index.find(value);
+    if (it == index.end()) return {};
+    return {it->second.begin(), it->second.end()};
+  }
+
+  /// Objects that share at least one `index_name` value with `object` (client-go's Index).
+  std::vector<ObjectPtr> index(std::string_view index_name, const T& object) const {
+    std::shared_lock lock(mutex_);
+    const Index& index = index_named(index_name);
+    std::set<std::string_view> keys;
+    for (const auto& value : indexers_->find(index_name)->second(object)) {
+      if (auto it = index.find(value); it != index.end())
+        keys.insert(it->second.begin(), it->second.end());
+    }
+    std::vector<ObjectPtr> out;
+    out.reserve(keys.size());
+    for (auto key : keys) out.push_back(items_.find(key)->second);
+    return out;
+  }
+
+  /// Every value currently present in the `index_name` index, sorted.
+  std::vector<std::string> list_index_func_values(std::string_view index_name) const {
+    std::shared_lock lock(mutex_);
+    const Index& index = index_named(index_name);
+    std::vector<std::string> out;
+    out.reserve(index.size());
+    for (const auto& [value, keys] : index) out.push_back(value);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+ private:
+  using Index = detail::StringMap<std::set<std::string, std::less<>>>;
+
+  ObjectPtr prepare(ObjectPtr object) const {
+    if (!object) throw std::invalid_argument("cannot store a null object in the Indexer");
+    if (transform_) {
+      object = transform_(std::move(object));
+      if (!object) throw std::invalid_argument("the Indexer's transform returned a null object");
+    }
+    return object;
+  }
+
+  ObjectPtr upsert(ObjectPtr object) {
+    object = prepare(std::move(object));
+    std::string key = meta_namespace_key(*object);
+    std::unique_lock lock(mutex_);
+    const Indexers<T>& indexers = *indexers_;
+    // Compute every new index value before touching anything, so a throwing index function
+    // leaves the store as it was.
+    std::vector<std::pair<const std::string*, std::vector<std::string>>> new_values;
+    new_values.reserve(indexers.size());
+    for (const auto& [name, func] : indexers) new_values.emplace_back(&name, func(*object));
+
+    auto it = items_.find(key);
+    std::size_t i = 0;
+    for (const auto& [name, func] : indexers) {
+      Index& index = indices_.find(name)->second;
+      const std::vector<std::string>& fresh = new_values[i++].second;
+      if (it != items_.end()) {
+        for (const auto& value : func(*it->second)) {
+          if (std::find(fresh.begin(), fresh.end(), value) == fresh.end()) {
+            erase_from(index, value, key);
+          }
+        }
+      }
+      for (const auto& value : fresh) index[value].insert(key);
+    }
+    if (it == items_.end()) {
+      items_.emplace(std::move(key), object);
+    } else {
+      it->second = object;
+    }
+    return object;
+  }
+
+  void unindex(const Indexers<T>& indexers, const std::string& key, const T& object) {
+    for (const auto& [name, func] : indexers) {
+      Index& index = indices_.find(name)->second;
+      for (const auto& value : func(object)) erase_from(index, value, key);
+    }
+  }
+
+  static void erase_from(Index& index, const std::string& value, const std::string& key) {
+    auto it = index.find(value);
+    if (it == index.end()) return;
+    it->second.erase(key);
+    if (it->second.empty()) index.erase(it);  // no empty buckets left behind
+  }
+
+  static detail::StringMap<Index> build_indices(const Indexers<T>& indexers,
+                                                const detail::StringMap<ObjectPtr>& items) {
+    detail::StringMap<Index> indices;
+    for (const auto& [name, func] : indexers) {
+      Index& index = indices[name];
+      for (const auto& [key, object] : items) {
+        for (auto& value : func(*object)) index[std::move(value)].insert(key);
+      }
+    }
+    return indices;
+  }
+
+  const Index& index_named(std::string_view name) const {
+    auto it = indices_.find(name);
+    if (it == indices_.end()) {
+      std::string known;
+      for (const auto& [n, f] : *indexers_) known += (known.empty() ? "" : ", ") + n;
+      throw std::invalid_argument("index '" + std::string(name) +
+                                  "' does not exist; registered indexes: " + known +
+                                  " (register it with add_indexers)");
+    }
+    return it->second;
+  }
+
+  mutable std::shared_mutex mutex_;
+  std::shared_ptr<const Indexers<T>> indexers_;
+  TransformFunc<T> transform_;
+  detail::StringMap<ObjectPtr> items_;
+  detail::StringMap<Index> indices_;
+  std::string resource_version_;
+};
+
+}  // namespace rg::informer

@@ -1,0 +1,197 @@
+// ProcessorListener: one registered handler's private buffer and delivery loop (client-go's
+// processorListener). add() never blocks -- the buffer grows as needed and is accounted
+// (pending(), max_pending()) -- so a slow handler stalls neither the other handlers nor the
+// informer; run() delivers the notifications in order on the io_context it is spawned on.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+
+#include "informer/detail/wait_list.hpp"
+#include "informer/event_handler.hpp"
+
+namespace rg::informer {
+
+namespace detail {
+/// Logs a handler that threw (the informer keeps going; see ProcessorListener).
+void log_handler_failure(std::string_view handler, std::string_view callback,
+                         std::string_view what);
+/// Logs notifications a stopped listener will never deliver.
+void log_undelivered(std::string_view handler, std::size_t count);
+}  // namespace detail
+
+template <KubeObject T>
+class ProcessorListener {
+ public:
+  /// `upstream_has_synced`: the informer's own has_synced (its initial list was processed).
+  ProcessorListener(std::string name, ResourceEventHandlerFuncs<T> handler,
+                    std::function<bool()> upstream_has_synced)
+      : name_(std::move(name)),
+        handler_(std::move(handler)),
+        upstream_has_synced_(std::move(upstream_has_synced)),
+        ready_(mutex_) {}
+
+  ProcessorListener(const ProcessorListener&) = delete;
+  ProcessorListener& operator=(const ProcessorListener&) = delete;
+
+  const std::string& name() const { return name_; }
+
+  /// Buffers a notification; never blocks. Ignored (and counted as undelivered) once stopped.
+  void add(Notification<T> notification) {
+    std::lock_guard lock(mutex_);
+    if (stopped_) {
+      ++undelivered_;
+      return;
+    }
+    if (const auto* add = std::get_if<AddNotification<T>>(&notification);
+        add && add->is_in_initial_list) {
+      ++initial_pending_;
+    }
+    pending_.push_back(std::move(notification));
+    max_pending_ = std::max(max_pending_, pending_.size() + in_flight_);
+    ready_.notify_all_locked();
+  }
+
+  /// Delivers notifications until stop(). A callback that throws is logged and counted
+  /// (handler_failures()); delivery goes on with the next notification.
+  boost::asio::awaitable<void> run() {
+    for (;;) {
+      std::deque<Notification<T>> batch;
+      bool stopping = false;
+      auto take = [&] {
+        if (stopped_) return stopping = true;
+        if (pending_.empty()) return false;
+        batch.swap(pending_);
+        in_flight_ = batch.size();
+        return true;
+      };
+      co_await ready_.until(take);
+      if (stopping) co_return;
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        const Notification<T>& notification = batch[i];
+        if (is_stopped()) {
+          discard(batch.size() - i);
+          co_return;
+        }
+        deliver(notification);
+        std::lock_guard lock(mutex_);
+        --in_flight_;
+        if (const auto* add = std::get_if<AddNotification<T>>(&notification);
+            add && add->is_in_initial_list) {
+          --initial_pending_;
+        }
+      }
+    }
+  }
+
+  /// Stops delivery after the callback in progress; what is still buffered is logged and
+  /// discarded (the informer is shutting down or the handler was removed).
+  void stop() {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+    if (!pending_.empty()) {
+      undelivered_ += pending_.size();
+      detail::log_undelivered(name_, pending_.size());
+      pending_.clear();
+    }
+    ready_.notify_all_locked();
+  }
+
+  bool is_stopped() const {
+    std::lock_guard lock(mutex_);
+    return stopped_;
+  }
+
+  /// The informer has synced and this handler has been given every object of the initial list
+  /// (or, when added late, of the cache at the time it was added).
+  bool has_synced() const {
+    {
+      std::lock_guard lock(mutex_);
+      if (initial_pending_ > 0) return false;
+    }
+    return upstream_has_synced_();
+  }
+
+  /// Notifications buffered or being delivered.
+  std::size_t pending() const {
+    std::lock_guard lock(mutex_);
+    return pending_.size() + in_flight_;
+  }
+
+  /// The largest pending() seen (how far behind this handler has fallen).
+  std::size_t max_pending() const {
+    std::lock_guard lock(mutex_);
+    return max_pending_;
+  }
+
+  /// Notifications dropped because the listener was stopped before delivering them.
+  std::size_t undelivered() const {
+    std::lock_guard lock(mutex_);
+    return undelivered_;
+  }
+
+  std::size_t handler_failures() const {
+    std::lock_guard lock(mutex_);
+    return handler_failures_;
+  }
+
+ private:
+  void deliver(const Notification<T>& notification) {
+    const char* callback = "on_add";
+    try {
+      if (const auto* add = std::get_if<AddNotification<T>>(&notification)) {
+        if (handler_.on_add) handler_.on_add(add->object, add->is_in_initial_list);
+      } else if (const auto* update = std::get_if<UpdateNotification<T>>(&notification)) {
+        callback = "on_update";
+        if (handler_.on_update) handler_.on_update(update->old_object, update->new_object);
+      } else {
+        callback = "on_delete";
+        const auto& remove = std::get<DeleteNotification<T>>(notification);
+        if (handler_.on_delete) handler_.on_delete(remove.object);
+      }
+    } catch (const std::exception& e) {
+      failed(callback, e.what());
+    } catch (...) {
+      failed(callback, "a non-standard exception");
+    }
+  }
+
+  void discard(std::size_t count) {
+    detail::log_undelivered(name_, count);
+    std::lock_guard lock(mutex_);
+    undelivered_ += count;
+    in_flight_ = 0;
+  }
+
+  void failed(std::string_view callback, std::string_view what) {
+    detail::log_handler_failure(name_, callback, what);
+    std::lock_guard lock(mutex_);
+    ++handler_failures_;
+  }
+
+  const std::string name_;
+  const ResourceEventHandlerFuncs<T> handler_;
+  const std::function<bool()> upstream_has_synced_;
+  mutable std::mutex mutex_;
+  std::deque<Notification<T>> pending_;
+  std::size_t in_flight_ = 0;
+  std::size_t max_pending_ = 0;
+  std::size_t initial_pending_ = 0;
+  std::size_t handler_failures_ = 0;
+  std::size_t undelivered_ = 0;
+  bool stopped_ = false;
+  detail::WaitList ready_;
+};
+
+}  // namespace rg::informer

@@ -1,0 +1,175 @@
+// SharedProcessor: fans the informer's notifications out to every registered handler
+// (client-go's sharedProcessor). Each handler is a ProcessorListener with its own buffer and
+// its own delivery coroutine; resyncs go only to the handlers whose resync period is due.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "informer/detail/wait_list.hpp"
+#include "informer/processor_listener.hpp"
+
+namespace rg::informer {
+
+namespace detail {
+/// Logs a listener loop that ended with an exception (ProcessorListener catches handler
+/// exceptions itself, so this means a bug or an allocation failure).
+void log_listener_crash(std::string_view handler, std::exception_ptr error);
+}  // namespace detail
+
+template <KubeObject T>
+class SharedProcessor {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using Listener = ProcessorListener<T>;
+
+  /// `has_synced`: the informer's has_synced, the upstream of every handler's has_synced.
+  explicit SharedProcessor(std::function<bool()> has_synced,
+                           std::function<Clock::time_point()> now = &Clock::now)
+      : has_synced_(std::move(has_synced)), now_(std::move(now)), done_(mutex_) {}
+
+  SharedProcessor(const SharedProcessor&) = delete;
+  SharedProcessor& operator=(const SharedProcessor&) = delete;
+
+  /// Registers a handler; a zero resync period means it never asks for resyncs. When the
+  /// processor is running the handler starts at once (after stop() it is born stopped).
+  std::shared_ptr<Listener> add_listener(std::string name, ResourceEventHandlerFuncs<T> handler,
+                                         Clock::duration resync_period) {
+    auto listener = std::make_shared<Listener>(std::move(name), std::move(handler), has_synced_);
+    std::lock_guard lock(mutex_);
+    entries_.push_back(Entry{listener, resync_period, now_() + resync_period, false});
+    if (stopped_) {
+      listener->stop();
+    } else if (executor_) {
+      spawn_locked(listener);
+    }
+    return listener;
+  }
+
+  /// Unregisters and stops a handler. Returns false if it was not registered here.
+  bool remove_listener(const std::shared_ptr<Listener>& listener) {
+    std::lock_guard lock(mutex_);
+    auto it = std::find_if(entries_.begin(), entries_.end(),
+                           [&](const Entry& e) { return e.listener == listener; });
+    if (it == entries_.end()) return false;
+    entries_.erase(it);
+    listener->stop();
+    return true;
+  }
+
+  /// Hands a notification to every handler, or -- for a resync -- only to those whose resync
+  /// period was due at the last should_resync().
+  void distribute(const Notification<T>& notification, bool is_resync) {
+    std::lock_guard lock(mutex_);
+    for (const Entry& entry : entries_) {
+      if (!is_resync || entry.syncing) entry.listener->add(notification);
+    }
+  }
+
+  /// Marks the handlers whose resync period has elapsed as syncing (and schedules their next
+  /// one); true if there is at least one, i.e. the informer should resync its DeltaFIFO now.
+  bool should_resync() {
+    std::lock_guard lock(mutex_);
+    const Clock::time_point now = now_();
+    bool needed = false;
+    for (Entry& entry : entries_) {
+      entry.syncing = entry.resync_period > Clock::duration::zero() && now >= entry.next_resync;
+      if (entry.syncing) {
+        needed = true;
+        entry.next_resync = now + entry.resync_period;
+      }
+    }
+    return needed;
+  }
+
+  /// The shortest resync period of the handlers (how often to call should_resync()), if any.
+  std::optional<Clock::duration> resync_check_period() const {
+    std::lock_guard lock(mutex_);
+    std::optional<Clock::duration> shortest;
+    for (const Entry& entry : entries_) {
+      if (entry.resync_period <= Clock::duration::zero()) continue;
+      if (!shortest || entry.resync_period < *shortest) shortest = entry.resync_period;
+    }
+    return shortest;
+  }
+
+  std::vector<std::shared_ptr<Listener>> listeners() const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::shared_ptr<Listener>> out;
+    for (const Entry& entry : entries_) out.push_back(entry.listener);
+    return out;
+  }
+
+  /// Runs every handler's delivery loop on the calling coroutine's executor (and those of
+  /// handlers added later); returns after stop() once every loop has finished.
+  boost::asio::awaitable<void> run() {
+    auto executor = co_await boost::asio::this_coro::executor;
+    {
+      std::lock_guard lock(mutex_);
+      if (executor_) throw std::logic_error("SharedProcessor::run() called twice");
+      executor_ = executor;
+      if (!stopped_) {
+        for (const Entry& entry : entries_) spawn_locked(entry.listener);
+      }
+    }
+    auto finished = [this] { return stopped_ && running_ == 0; };
+    co_await done_.until(finished);
+  }
+
+  /// Stops every handler (see ProcessorListener::stop) and lets run() return.
+  void stop() {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    for (const Entry& entry : entries_) entry.listener->stop();
+    done_.notify_all_locked();
+  }
+
+ private:
+  struct Entry {
+    std::shared_ptr<Listener> listener;
+    Clock::duration resync_period;
+    Clock::time_point next_resync;
+    bool syncing;
+  };
+
+  // Starts a listener's delivery loop. It is posted, never run inline: co_spawn may start a
+  // coroutine in the calling thread, which must not happen under our lock or a caller's.
+  void spawn_locked(const std::shared_ptr<Listener>& listener) {
+    ++running_;
+    auto on_exit = [this, listener](std::exception_ptr error) {
+      if (error) detail::log_listener_crash(listener->name(), error);
+      std::lock_guard lock(mutex_);
+      --running_;
+      done_.notify_all_locked();
+    };
+    auto start = [executor = *executor_, listener, on_exit = std::move(on_exit)]() mutable {
+      boost::asio::co_spawn(executor, listener->run(), std::move(on_exit));
+    };
+    boost::asio::post(*executor_, std::move(start));
+  }
+
+  const std::function<bool()> has_synced_;
+  const std::function<Clock::time_point()> now_;
+  mutable std::mutex mutex_;
+  std::vector<Entry> entries_;
+  std::optional<boost::asio::any_io_executor> executor_;
+  std::size_t running_ = 0;
+  bool stopped_ = false;
+  detail::WaitList done_;
+};
+
+}  // namespace rg::informer

@@ -1,0 +1,181 @@
+// Indexer: storage by key, secondary indexes kept in step with every write, atomic replace,
+// the transform hook, and the read-only guarantee on cached objects.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "informer/indexer.hpp"
+#include "test/informer/test_objects.hpp"
+
+using namespace rg::informer;
+using namespace rg::informer::test;
+
+namespace {
+
+// Cached objects are shared and read-only: `indexer.get_by_key(k)->node_name = "x"` does not
+// compile (assignment to a member of a const object). This is what the static_assert pins; the
+// commented line is the compile-fail case.
+static_assert(std::is_const_v<std::remove_reference_t<decltype(*Indexer<TestPod>::ObjectPtr{})>>);
+// Indexer<TestPod> idx; idx.get_by_key("a/b")->node_name = "x";   // error: read-only object
+
+Indexers<TestPod> with_node_index() {
+  auto indexers = default_indexers<TestPod>();
+  indexers.emplace("spec.nodeName",
+                   index_by<TestPod>([](const TestPod& p) { return p.node_name; }));
+  return indexers;
+}
+
+std::vector<std::string> names(const std::vector<PodPtr>& pods) {
+  std::vector<std::string> out;
+  for (const auto& pod : pods) out.push_back(pod->metadata.name);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("add, get_by_key, list and list_keys") {
+  Indexer<TestPod> indexer;
+  auto stored = indexer.add(make_pod("ns1", "a", "1"));
+  indexer.add(make_pod("ns2", "b", "2"));
+
+  CHECK(indexer.size() == 2);
+  CHECK(indexer.get_by_key("ns1/a") == stored);
+  CHECK(indexer.get_by_key("ns1/missing") == nullptr);
+  auto keys = indexer.list_keys();
+  std::sort(keys.begin(), keys.end());
+  CHECK(keys == std::vector<std::string>{"ns1/a", "ns2/b"});
+  CHECK(indexer.list().size() == 2);
+}
+
+TEST_CASE("the namespace index is built in") {
+  Indexer<TestPod> indexer;
+  indexer.add(make_pod("ns1", "b", "1"));
+  indexer.add(make_pod("ns1", "a", "1"));
+  indexer.add(make_pod("ns2", "c", "1"));
+  CHECK(names(indexer.by_index(kNamespaceIndex, "ns1")) == std::vector<std::string>{"a", "b"});
+  CHECK(indexer.index_keys(kNamespaceIndex, "ns2") == std::vector<std::string>{"ns2/c"});
+  CHECK(indexer.list_index_func_values(kNamespaceIndex) == std::vector<std::string>{"ns1", "ns2"});
+  CHECK(indexer.by_index(kNamespaceIndex, "none").empty());
+}
+
+TEST_CASE("an update moves the key between index values and leaves no empty bucket") {
+  Indexer<TestPod> indexer(with_node_index());
+  indexer.add(make_pod("ns", "p1", "1", "node-a"));
+  indexer.add(make_pod("ns", "p2", "1", "node-a"));
+  indexer.update(make_pod("ns", "p1", "2", "node-b"));
+
+  CHECK(indexer.index_keys("spec.nodeName", "node-a") == std::vector<std::string>{"ns/p2"});
+  CHECK(indexer.index_keys("spec.nodeName", "node-b") == std::vector<std::string>{"ns/p1"});
+
+  indexer.update(make_pod("ns", "p2", "2", "node-b"));
+  CHECK(indexer.list_index_func_values("spec.nodeName") == std::vector<std::string>{"node-b"});
+
+  indexer.update(make_pod("ns", "p2", "3", ""));  // unscheduled: not indexed
+  CHECK(indexer.index_keys("spec.nodeName", "node-b") == std::vector<std::string>{"ns/p1"});
+}
+
+TEST_CASE("remove drops the object from every index") {
+  Indexer<TestPod> indexer(with_node_index());
+  indexer.add(make_pod("ns", "p1", "1", "node-a"));
+  auto removed = indexer.remove("ns/p1");
+  REQUIRE(removed);
+  CHECK(removed->metadata.name == "p1");
+  CHECK(indexer.remove("ns/p1") == nullptr);
+  CHECK(indexer.size() == 0);
+  CHECK(indexer.list_index_func_values("spec.nodeName").empty());
+  CHECK(indexer.list_index_func_values(kNamespaceIndex).empty());
+}
+
+TEST_CASE("replace swaps the whole contents and rebuilds the indexes") {
+  Indexer<TestPod> indexer(with_node_index());
+  indexer.add(make_pod("ns", "old", "1", "node-a"));
+  indexer.replace({make_pod("ns", "new1", "5", "node-b"), make_pod("other", "new2", "5", "node-b"),
+                   make_pod("ns", "new1", "6", "node-c")},
+                  "6");
+  CHECK(indexer.size() == 2);
+  CHECK(indexer.get_by_key("ns/old") == nullptr);
+  CHECK(indexer.get_by_key("ns/new1")->metadata.resource_version == "6");  // last duplicate wins
+  CHECK(indexer.index_keys("spec.nodeName", "node-a").empty());
+  CHECK(indexer.index_keys("spec.nodeName", "node-b") == std::vector<std::string>{"other/new2"});
+  CHECK(indexer.index_keys("spec.nodeName", "node-c") == std::vector<std::string>{"ns/new1"});
+  CHECK(indexer.last_replace_resource_version() == "6");
+}
+
+TEST_CASE("add_indexers indexes what is already stored and refuses a duplicate name") {
+  Indexer<TestPod> indexer;
+  indexer.add(make_pod("ns", "p1", "1", "node-a", {{"app", "web"}}));
+  indexer.add(make_pod("ns", "p2", "1", "node-b", {{"app", "db"}}));
+  indexer.add_indexers({{"app", label_index_func<TestPod>("app")}});
+  CHECK(indexer.index_keys("app", "web") == std::vector<std::string>{"ns/p1"});
+  CHECK_THROWS_WITH_AS(indexer.add_indexers({{"app", label_index_func<TestPod>("x")}}),
+                       doctest::Contains("already registered"), std::invalid_argument);
+  CHECK(indexer.has_index("app"));
+}
+
+TEST_CASE("index returns the objects sharing an index value with a given object") {
+  Indexer<TestPod> indexer(with_node_index());
+  indexer.add(make_pod("ns", "p1", "1", "node-a"));
+  indexer.add(make_pod("ns", "p2", "1", "node-a"));
+  indexer.add(make_pod("ns", "p3", "1", "node-b"));
+  TestPod probe = *make_pod("x", "y", "1", "node-a");
+  CHECK(names(indexer.index("spec.nodeName", probe)) == std::vector<std::string>{"p1", "p2"});
+}
+
+TEST_CASE("controller_uid_index_func indexes by the controlling owner") {
+  Indexer<TestPod> indexer;
+  indexer.add_indexers({{"owner", &controller_uid_index_func<TestPod>}});
+  auto pod = std::make_shared<TestPod>(*make_pod("ns", "p1", "1"));
+  pod->metadata.owner_references.push_back({"apps/v1", "ReplicaSet", "rs", "uid-9", true, true});
+  indexer.add(pod);
+  indexer.add(make_pod("ns", "orphan", "1"));
+  CHECK(indexer.index_keys("owner", "uid-9") == std::vector<std::string>{"ns/p1"});
+}
+
+TEST_CASE("an unknown index is a clear error naming the registered ones") {
+  Indexer<TestPod> indexer;
+  CHECK_THROWS_WITH_AS(indexer.by_index("spec.nodeName", "a"),
+                       doctest::Contains("registered indexes: namespace"), std::invalid_argument);
+}
+
+TEST_CASE("a throwing index function leaves the store unchanged") {
+  auto indexers = default_indexers<TestPod>();
+  indexers.emplace("picky", [](const TestPod& p) -> std::vector<std::string> {
+    if (p.node_name == "bad") throw std::runtime_error("cannot index");
+    return {p.node_name};
+  });
+  Indexer<TestPod> indexer(std::move(indexers));
+  indexer.add(make_pod("ns", "p1", "1", "good"));
+  CHECK_THROWS_AS(indexer.update(make_pod("ns", "p1", "2", "bad")), std::runtime_error);
+  CHECK(indexer.get_by_key("ns/p1")->metadata.resource_version == "1");
+  CHECK(indexer.index_keys("picky", "good") == std::vector<std::string>{"ns/p1"});
+}
+
+TEST_CASE("bad objects are refused with a clear error") {
+  Indexer<TestPod> indexer;
+  CHECK_THROWS_WITH_AS(indexer.add(nullptr), doctest::Contains("null object"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(indexer.add(make_pod("ns", "", "1")), doctest::Contains("metadata.name"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("the transform runs before storing and its result is what readers see") {
+  TransformFunc<TestPod> drop_annotations = [](PodPtr pod) -> PodPtr {
+    auto copy = std::make_shared<TestPod>(*pod);
+    copy->metadata.annotations.clear();
+    return copy;
+  };
+  Indexer<TestPod> indexer(default_indexers<TestPod>(), drop_annotations);
+  auto pod = std::make_shared<TestPod>(*make_pod("ns", "p1", "1"));
+  pod->metadata.annotations.emplace("big", std::string(1000, 'x'));
+  auto stored = indexer.add(pod);
+  CHECK(stored != pod);
+  CHECK(stored->metadata.annotations.empty());
+  CHECK(indexer.get_by_key("ns/p1") == stored);
+  indexer.replace({pod}, "2");
+  CHECK(indexer.get_by_key("ns/p1")->metadata.annotations.empty());
+}
