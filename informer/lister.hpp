@@ -92,8 +92,8 @@ class Lister {
   /// A cluster-scoped object by name, or null.
   ObjectPtr get(std::string_view name) const { return indexer_->get_by_key(name); }
 
-  /// The objects of one namespace ("namespace" is a C++ keyword).
-  NamespaceLister<T> in_namespace(std::string namespace_name) const {
+  /// The objects of one namespace (the trailing _ as in ObjectMeta::namespace_: a keyword).
+  NamespaceLister<T> namespace_(std::string namespace_name) const {
     return NamespaceLister<T>(*indexer_, std::move(namespace_name));
   }
 

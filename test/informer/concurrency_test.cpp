@@ -103,7 +103,7 @@ TEST_CASE("producer, consumer, handlers and readers on separate threads") {
       for (const auto& p : cache.by_index("spec.nodeName", "node-1")) {
         CHECK(std::stoi(p->metadata.resource_version) % 3 == 1);
       }
-      (void)lister.in_namespace("ns").list();
+      (void)lister.namespace_("ns").list();
       (void)cache.get_by_key("ns/p3");
     }
   };

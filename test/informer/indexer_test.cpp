@@ -9,6 +9,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "client/model/deployment.hpp"
+#include "client/model/node.hpp"
+#include "client/model/pod.hpp"
 #include "informer/indexer.hpp"
 #include "test/informer/test_objects.hpp"
 
@@ -178,4 +181,22 @@ TEST_CASE("the transform runs before storing and its result is what readers see"
   CHECK(indexer.get_by_key("ns/p1") == stored);
   indexer.replace({pod}, "2");
   CHECK(indexer.get_by_key("ns/p1")->metadata.annotations.empty());
+}
+
+// The typed projections of client/model are KubeObjects as they are.
+static_assert(KubeObject<rg::client::Pod>);
+static_assert(KubeObject<rg::client::Node>);
+static_assert(KubeObject<rg::client::Deployment>);
+
+TEST_CASE("the spec.nodeName index over client/model's Pod is a one-liner") {
+  using rg::client::Pod;
+  Indexer<Pod> pods;
+  pods.add_indexers(
+      {{"spec.nodeName", index_by<Pod>([](const Pod& p) { return p.spec.node_name; })}});
+  auto pod = std::make_shared<Pod>();
+  pod->metadata.namespace_ = "shop";
+  pod->metadata.name = "web-0";
+  pod->spec.node_name = "node-a";
+  pods.add(pod);
+  CHECK(pods.index_keys("spec.nodeName", "node-a") == std::vector<std::string>{"shop/web-0"});
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "client/labels/label_selector.hpp"
 #include "informer/indexer.hpp"
 #include "informer/lister.hpp"
 #include "test/informer/test_objects.hpp"
@@ -41,6 +42,17 @@ void fill(Indexer<TestPod>& indexer) {
 static_assert(LabelMatcher<Equals>);
 static_assert(LabelMatcher<Everything>);
 static_assert(!LabelMatcher<int>);
+static_assert(LabelMatcher<rg::client::LabelSelector>);
+
+TEST_CASE("client/labels' LabelSelector plugs straight in") {
+  Indexer<TestPod> indexer;
+  fill(indexer);
+  Lister<TestPod> lister(indexer);
+  auto selector = rg::client::LabelSelector::parse("app in (web, cache)");
+  CHECK(keys(lister.list(selector)) == std::vector<std::string>{"a/web-1", "b/web-2"});
+  CHECK(keys(lister.namespace_("a").list(rg::client::LabelSelector::parse("app!=web"))) ==
+        std::vector<std::string>{"a/db-1"});
+}
 
 TEST_CASE("list with a selector, across namespaces") {
   Indexer<TestPod> indexer;
@@ -56,19 +68,19 @@ TEST_CASE("a namespace lister sees only its namespace") {
   Indexer<TestPod> indexer;
   fill(indexer);
   Lister<TestPod> lister(indexer);
-  CHECK(keys(lister.in_namespace("a").list()) == std::vector<std::string>{"a/db-1", "a/web-1"});
-  CHECK(keys(lister.in_namespace("a").list(Equals{"app", "web"})) ==
+  CHECK(keys(lister.namespace_("a").list()) == std::vector<std::string>{"a/db-1", "a/web-1"});
+  CHECK(keys(lister.namespace_("a").list(Equals{"app", "web"})) ==
         std::vector<std::string>{"a/web-1"});
-  CHECK(lister.in_namespace("a").get("web-1")->metadata.namespace_ == "a");
-  CHECK(lister.in_namespace("b").get("web-1") == nullptr);
-  CHECK(lister.in_namespace("none").list().empty());
+  CHECK(lister.namespace_("a").get("web-1")->metadata.namespace_ == "a");
+  CHECK(lister.namespace_("b").get("web-1") == nullptr);
+  CHECK(lister.namespace_("none").list().empty());
 }
 
 TEST_CASE("a namespace lister works without the namespace index") {
   Indexer<TestPod> indexer(Indexers<TestPod>{});
   fill(indexer);
   Lister<TestPod> lister(indexer);
-  CHECK(keys(lister.in_namespace("b").list()) == std::vector<std::string>{"b/web-2"});
+  CHECK(keys(lister.namespace_("b").list()) == std::vector<std::string>{"b/web-2"});
 }
 
 TEST_CASE("cluster-scoped objects are got by bare name") {
