@@ -10,6 +10,7 @@
 // Bad input throws DecodeError naming the item and field (`items[3].metadata: ...`).
 #pragma once
 
+#include <concepts>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -50,8 +51,15 @@ class ListDecoder {
 
   /// Decodes the items completed by `chunk`, appending them to `items`. Throws DecodeError.
   void feed(std::string_view chunk, std::vector<std::shared_ptr<const T>>& items) {
-    core_.feed(chunk, [&items](std::shared_ptr<void> item) {
-      items.push_back(std::static_pointer_cast<const T>(std::move(item)));
+    feed(chunk, [&items](std::shared_ptr<const T> item) { items.push_back(std::move(item)); });
+  }
+
+  /// Decodes the items completed by `chunk`, calling `on_item(std::shared_ptr<const T>)` for
+  /// each as soon as it is complete (e.g. to put it straight into a store).
+  template <std::invocable<std::shared_ptr<const T>> OnItem>
+  void feed(std::string_view chunk, OnItem&& on_item) {
+    core_.feed(chunk, [&on_item](std::shared_ptr<void> item) {
+      on_item(std::static_pointer_cast<const T>(std::move(item)));
     });
   }
 

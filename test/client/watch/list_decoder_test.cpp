@@ -81,6 +81,19 @@ TEST_CASE("items are handed over as soon as each one is complete") {
   CHECK(decoder.finish().continue_ == "eyJ2Ijoi");
 }
 
+TEST_CASE("items can go to a callback instead of a vector") {
+  ListDecoder<Pod> decoder;
+  std::vector<std::string> seen;
+  const std::string_view text = kPodList;
+  const auto on_item = [&seen](std::shared_ptr<const Pod> pod) {
+    seen.push_back(pod->metadata.name);
+  };
+  decoder.feed(text.substr(0, 300), on_item);
+  decoder.feed(text.substr(300), on_item);
+  CHECK(decoder.finish().resource_version == "222");
+  CHECK(seen == std::vector<std::string>{"a", "b\xc3\xa9", "c"});
+}
+
 TEST_CASE("every split point and several multi-split patterns give identical lists") {
   const auto whole = decode_chunks({kPodList});
   REQUIRE(whole.items.size() == 3);

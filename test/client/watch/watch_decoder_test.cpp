@@ -275,6 +275,20 @@ TEST_CASE("malformed events are errors naming what is wrong") {
         "watch event 1: object: ERROR event without a valid metav1.Status object");
 }
 
+TEST_CASE("an ERROR whose object comes before its type still carries the Status") {
+  WatchDecoder<Pod> decoder;
+  std::vector<WatchEvent<Pod>> events;
+  decoder.feed(R"({"object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+               R"("reason":"Gone","code":410},"type":"ERROR"})",
+               events);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].type == WatchEventType::Error);
+  CHECK(events[0].object == nullptr);
+  REQUIRE(events[0].status != nullptr);
+  CHECK(events[0].status->reason == "Gone");
+  CHECK(events[0].status->code == 410);
+}
+
 TEST_CASE("unknown keys of the event envelope are skipped") {
   const auto events = decode_chunks<Pod>(
       {R"({"extra":{"a":[1,{"b":null}]},"type":"ADDED","more":"x","object":{"metadata":{"name":"p"}}})"});
