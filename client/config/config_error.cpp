@@ -20,7 +20,7 @@ std::string format_message(const std::string& file, int line, const std::string&
 }  // namespace
 
 ConfigError::ConfigError(std::string file, int line, std::string entry, std::string problem,
-                         std::string hint)
+                         const std::string& hint)
     : std::runtime_error(format_message(file, line, entry, problem, hint)),
       file_(std::move(file)),
       line_(line),

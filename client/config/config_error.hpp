@@ -12,7 +12,7 @@ class ConfigError : public std::runtime_error {
   /// `line` is 1-based, 0 when unknown; `entry` is e.g. `context "dev"`, may be empty; `hint`
   /// says what to do and may be empty.
   ConfigError(std::string file, int line, std::string entry, std::string problem,
-              std::string hint = {});
+              const std::string& hint = {});
 
   const std::string& file() const { return file_; }
   int line() const { return line_; }

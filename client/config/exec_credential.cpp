@@ -196,7 +196,7 @@ class ExecCredential::Flight {
     {
       std::lock_guard lock(mutex_);
       header_ = std::move(header);
-      error_ = error;
+      error_ = std::move(error);
       done_ = true;
       waiters.swap(waiters_);
     }

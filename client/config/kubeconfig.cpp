@@ -31,8 +31,8 @@ std::string join_files(const std::vector<std::string>& files) {
 }
 
 [[noreturn]] void fail(const SourceLocation& at, const std::string& entry, std::string problem,
-                       std::string hint = {}) {
-  throw ConfigError(at.file, at.line, entry, std::move(problem), std::move(hint));
+                       const std::string& hint = {}) {
+  throw ConfigError(at.file, at.line, entry, std::move(problem), hint);
 }
 
 /// PEM text from `<key>-data` (base64) or the file `<key>`; the data wins, like client-go.

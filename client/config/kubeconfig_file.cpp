@@ -45,8 +45,8 @@ class FileReader {
 
  private:
   [[noreturn]] void fail(const YAML::Node& node, const std::string& entry, std::string problem,
-                         std::string hint = {}) const {
-    throw ConfigError(file_, line_of(node), entry, std::move(problem), std::move(hint));
+                         const std::string& hint = {}) const {
+    throw ConfigError(file_, line_of(node), entry, std::move(problem), hint);
   }
 
   std::string scalar(const YAML::Node& node, const std::string& entry, std::string_view key) const {

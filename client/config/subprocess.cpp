@@ -98,17 +98,24 @@ std::vector<std::string> child_environment(const ProcessSpec& spec) {
   for (const auto& [name, value] : spec.env) vars[name] = value;
   std::vector<std::string> out;
   out.reserve(vars.size());
-  for (const auto& [name, value] : vars) out.push_back(name + "=" + value);
+  for (const auto& [name, value] : vars) {
+    std::string entry = name;
+    entry += '=';
+    entry += value;
+    out.push_back(std::move(entry));
+  }
   return out;
 }
 
 pid_t spawn(const ProcessSpec& spec, int stdout_fd, int stderr_fd) {
   std::vector<std::string> environment = child_environment(spec);
   std::vector<char*> argv;
+  argv.reserve(spec.args.size() + 2);
   argv.push_back(const_cast<char*>(spec.command.c_str()));
   for (const auto& a : spec.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   std::vector<char*> envp;
+  envp.reserve(environment.size() + 1);
   for (auto& e : environment) envp.push_back(e.data());
   envp.push_back(nullptr);
 

@@ -85,6 +85,9 @@ class LabelSelector {
   }
   static LabelSelector from_match(const Labels& match_labels, const Expressions& expressions) {
     std::vector<MatchExpression> converted;
+    if constexpr (std::ranges::sized_range<Expressions>) {
+      converted.reserve(std::ranges::size(expressions));
+    }
     for (const auto& e : expressions) {
       converted.push_back({std::string(e.key), std::string(e.operator_),
                            std::vector<std::string>(e.values.begin(), e.values.end())});

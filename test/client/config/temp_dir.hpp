@@ -57,7 +57,7 @@ T run(boost::asio::awaitable<T> task) {
   boost::asio::io_context io;
   std::optional<T> result;
   std::exception_ptr error;
-  boost::asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
+  boost::asio::co_spawn(io, std::move(task), [&](const std::exception_ptr& e, T value) {
     error = e;
     if (!e) result = std::move(value);
   });
