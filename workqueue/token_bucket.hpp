@@ -19,9 +19,6 @@ class TokenBucket {
   // Takes one token now and returns how long the caller must wait before acting.
   Duration reserve();
 
-  double qps() const { return qps_; }
-  int burst() const { return burst_; }
-
  private:
   const double qps_;
   const int burst_;
