@@ -1,0 +1,160 @@
+// The informers' Prometheus metrics (see informer_metrics.hpp).
+#include "informer/informer_metrics.hpp"
+
+#include <prometheus/collectable.h>
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/metric_family.h>
+
+#include <charconv>
+#include <mutex>
+#include <vector>
+
+namespace rg::informer {
+
+namespace {
+
+constexpr const char* kRelistReasons[] = {"expired", "watch_list_fallback", "error"};
+constexpr client::WatchEventType kEventTypes[] = {
+    client::WatchEventType::Added, client::WatchEventType::Modified,
+    client::WatchEventType::Deleted, client::WatchEventType::Bookmark};
+
+// Cache sizes and resourceVersions read at scrape time: nothing to update on the hot path.
+class CacheCollector final : public prometheus::Collectable {
+ public:
+  struct Tracked {
+    std::string resource;
+    std::function<std::size_t()> size;
+    std::function<std::string()> resource_version;
+  };
+  void add(Tracked tracked) {
+    std::lock_guard lock(mutex_);
+    tracked_.push_back(std::move(tracked));
+  }
+  std::vector<prometheus::MetricFamily> Collect() const override {
+    prometheus::MetricFamily objects{"informer_cache_objects",
+                                     "Objects in the informer's cache",
+                                     prometheus::MetricType::Gauge,
+                                     {}};
+    prometheus::MetricFamily version{"reflector_last_sync_resource_version",
+                                     "resourceVersion the reflector last synced to (as a number)",
+                                     prometheus::MetricType::Gauge,
+                                     {}};
+    std::lock_guard lock(mutex_);
+    for (const Tracked& t : tracked_) {
+      prometheus::ClientMetric metric;
+      metric.label = {{"resource", t.resource}};
+      metric.gauge.value = static_cast<double>(t.size());
+      objects.metric.push_back(metric);
+      const std::string rv = t.resource_version();
+      double number = 0;
+      std::from_chars(rv.data(), rv.data() + rv.size(), number);
+      metric.gauge.value = number;
+      version.metric.push_back(metric);
+    }
+    return {objects, version};
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<Tracked> tracked_;
+};
+
+class PrometheusReflectorObserver final : public ReflectorObserver {
+ public:
+  PrometheusReflectorObserver(prometheus::Counter& lists, prometheus::Counter& watches,
+                              prometheus::Counter& items, std::vector<prometheus::Counter*> relists,
+                              std::vector<prometheus::Counter*> events)
+      : lists_(lists),
+        watches_(watches),
+        items_(items),
+        relists_(std::move(relists)),
+        events_(std::move(events)) {}
+
+  void on_list() override { lists_.Increment(); }
+  void on_relist(std::string_view reason) override {
+    for (std::size_t i = 0; i < std::size(kRelistReasons); ++i) {
+      if (reason == kRelistReasons[i]) relists_[i]->Increment();
+    }
+  }
+  void on_watch() override { watches_.Increment(); }
+  void on_event(client::WatchEventType type) override {
+    for (std::size_t i = 0; i < std::size(kEventTypes); ++i) {
+      if (type == kEventTypes[i]) events_[i]->Increment();
+    }
+  }
+  void on_items(std::size_t count) override { items_.Increment(static_cast<double>(count)); }
+
+ private:
+  prometheus::Counter& lists_;
+  prometheus::Counter& watches_;
+  prometheus::Counter& items_;
+  std::vector<prometheus::Counter*> relists_;
+  std::vector<prometheus::Counter*> events_;
+};
+
+}  // namespace
+
+struct InformerMetrics::Families {
+  explicit Families(prometheus::Registry& registry)
+      : lists(prometheus::BuildCounter()
+                  .Name("reflector_lists_total")
+                  .Help("LIST requests (pages) sent by reflectors")
+                  .Register(registry)),
+        watches(prometheus::BuildCounter()
+                    .Name("reflector_watches_total")
+                    .Help("WATCH requests sent by reflectors")
+                    .Register(registry)),
+        relists(prometheus::BuildCounter()
+                    .Name("reflector_relists_total")
+                    .Help("Lists after the first sync, by reason")
+                    .Register(registry)),
+        events(prometheus::BuildCounter()
+                   .Name("reflector_watch_events_total")
+                   .Help("Watch events received, by type")
+                   .Register(registry)),
+        items(prometheus::BuildCounter()
+                  .Name("reflector_items_total")
+                  .Help("Objects received in lists")
+                  .Register(registry)),
+        cache(std::make_shared<CacheCollector>()) {}
+  prometheus::Family<prometheus::Counter>& lists;
+  prometheus::Family<prometheus::Counter>& watches;
+  prometheus::Family<prometheus::Counter>& relists;
+  prometheus::Family<prometheus::Counter>& events;
+  prometheus::Family<prometheus::Counter>& items;
+  std::shared_ptr<CacheCollector> cache;
+};
+
+InformerMetrics::InformerMetrics(prometheus::Registry& registry)
+    : families_(std::make_shared<Families>(registry)) {}
+
+std::shared_ptr<ReflectorObserver> InformerMetrics::observer(const std::string& resource) {
+  Families& f = *families_;
+  std::vector<prometheus::Counter*> relists;
+  for (const char* reason : kRelistReasons)
+    relists.push_back(&f.relists.Add({{"resource", resource}, {"reason", reason}}));
+  std::vector<prometheus::Counter*> events;
+  for (const auto type : kEventTypes) {
+    events.push_back(
+        &f.events.Add({{"resource", resource}, {"type", std::string(client::to_string(type))}}));
+  }
+  return std::make_shared<PrometheusReflectorObserver>(
+      f.lists.Add({{"resource", resource}}), f.watches.Add({{"resource", resource}}),
+      f.items.Add({{"resource", resource}}), std::move(relists), std::move(events));
+}
+
+void InformerMetrics::track_cache(const std::string& resource, std::function<std::size_t()> size,
+                                  std::function<std::string()> resource_version) {
+  families_->cache->add({resource, std::move(size), std::move(resource_version)});
+}
+
+}  // namespace rg::informer
+
+namespace rg::informer {
+
+std::shared_ptr<prometheus::Collectable> InformerMetrics::collectable() const {
+  return families_->cache;
+}
+
+}  // namespace rg::informer

@@ -1,0 +1,335 @@
+// Reflector<T>: ListAndWatch on the network. It runs the ReflectorStateMachine
+// (reflector_state.hpp): performs its actions -- LIST pages and WATCH streams through the
+// RestClient, decoded incrementally into T, store writes into the DeltaFIFO, timers -- and feeds
+// back what happened. A full DeltaFIFO makes the store writes wait, so the reflector stops reading
+// the socket: back-pressure, never a drop.
+//
+// One request and one timer are in flight at a time; the driver waits on whichever completes
+// first. Cancelling run() stops everything promptly and closes the stream.
+#pragma once
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "client/model/decode_error.hpp"
+#include "client/rest/api_error.hpp"
+#include "client/rest/rest_client.hpp"
+#include "client/transport/transport_error.hpp"
+#include "client/watch/list_decoder.hpp"
+#include "client/watch/watch_decoder.hpp"
+#include "informer/delta_fifo.hpp"
+#include "informer/reflector_observer.hpp"
+#include "informer/reflector_state.hpp"
+
+namespace rg::informer {
+
+/// What to list and watch.
+struct ListWatchScope {
+  client::ResourceRef resource;  ///< e.g. resources::pods() or resources::pods().in("shop")
+  std::string label_selector;
+  std::string field_selector;
+};
+
+/// The reflector's health as wait_for_cache_sync and /readyz report it.
+struct ReflectorStatus {
+  reflector::Health health = reflector::Health::kHealthy;
+  std::string message;
+};
+
+namespace detail {
+
+/// The state machine's input for a failed request.
+reflector::Error classify_error(const std::exception& error, bool watch_list_request);
+/// The state machine's input for an ERROR event of a watch stream.
+reflector::Error classify_status(const client::Status& status);
+/// Logs and records a ReportStatus action.
+void report_status(const std::string& resource, const reflector::ReportStatus& report);
+
+}  // namespace detail
+
+template <KubeObject T>
+class Reflector {
+ public:
+  using ObjectPtr = std::shared_ptr<const T>;
+
+  struct Options {
+    ListWatchScope scope;
+    reflector::Config machine;
+    std::string name;  ///< the resource label of metrics and logs, e.g. "pods"
+  };
+
+  Reflector(client::RestClient& client, DeltaFIFO<T>& fifo, Options options,
+            std::shared_ptr<ReflectorObserver> observer = nullptr)
+      : client_(client),
+        fifo_(fifo),
+        options_(std::move(options)),
+        observer_(observer ? std::move(observer) : std::make_shared<ReflectorObserver>()),
+        random_(std::random_device{}()),
+        machine_(options_.machine, reflector::Clock::now, [this] { return uniform_(random_); }) {}
+
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  /// ListAndWatch until cancelled or the DeltaFIFO is closed.
+  boost::asio::awaitable<void> run() {
+    using namespace boost::asio::experimental::awaitable_operators;
+    std::deque<reflector::Input> inputs{reflector::Start{}};
+    for (;;) {
+      while (!inputs.empty()) {
+        reflector::Input input = std::move(inputs.front());
+        inputs.pop_front();
+        for (reflector::Action& action : machine_.step(std::move(input))) {
+          if (!co_await perform(std::move(action))) co_return;  // the FIFO was closed
+        }
+      }
+      auto request = next_from_request();
+      auto timer = next_from_timer();
+      auto next = co_await (std::move(request) || std::move(timer));
+      if (next.index() == 0) {
+        for (auto& input : std::get<0>(next)) inputs.push_back(std::move(input));
+      } else {
+        inputs.push_back(reflector::TimerFired{});
+      }
+    }
+  }
+
+  ReflectorStatus status() const {
+    std::lock_guard lock(status_mutex_);
+    return status_;
+  }
+  /// The resourceVersion the FIFO is synced to ("" before the first list).
+  std::string last_sync_resource_version() const {
+    std::lock_guard lock(status_mutex_);
+    return last_sync_rv_;
+  }
+
+ private:
+  // Carries out one action; false when the FIFO is closed (time to stop).
+  boost::asio::awaitable<bool> perform(reflector::Action action) {
+    if (auto* list = std::get_if<reflector::IssueList>(&action)) {
+      if (!machine_.last_sync_resource_version().empty() && list->request.continue_token.empty()) {
+        observer_->on_relist(relist_reason_);
+      }
+      pending_list_ = std::move(list->request);
+      pending_watch_.reset();
+      stream_.reset();
+    } else if (auto* watch = std::get_if<reflector::IssueWatch>(&action)) {
+      pending_watch_ = std::move(watch->request);
+      pending_list_.reset();
+      stream_.reset();
+    } else if (std::holds_alternative<reflector::CloseStream>(action)) {
+      stream_.reset();
+    } else if (auto* replace = std::get_if<reflector::StoreReplace>(&action)) {
+      std::vector<ObjectPtr> objects;
+      objects.reserve(replace->objects.size());
+      for (auto& object : replace->objects) objects.push_back(cast(std::move(object)));
+      observer_->on_list_synced(objects.size());
+      {
+        std::lock_guard lock(status_mutex_);
+        last_sync_rv_ = replace->resource_version;
+      }
+      co_return co_await fifo_.replace(std::move(objects), std::move(replace->resource_version));
+    } else if (auto* add = std::get_if<reflector::StoreAdd>(&action)) {
+      co_return co_await fifo_.add(cast(std::move(add->object)));
+    } else if (auto* update = std::get_if<reflector::StoreUpdate>(&action)) {
+      co_return co_await fifo_.update(cast(std::move(update->object)));
+    } else if (auto* remove = std::get_if<reflector::StoreDelete>(&action)) {
+      co_return co_await fifo_.remove(cast(std::move(remove->object)));
+    } else if (auto* wait = std::get_if<reflector::Wait>(&action)) {
+      timer_deadline_ = reflector::Clock::now() + wait->delay;
+    } else if (std::holds_alternative<reflector::CancelTimer>(action)) {
+      timer_deadline_.reset();
+    } else if (auto* report = std::get_if<reflector::ReportStatus>(&action)) {
+      detail::report_status(options_.name, *report);
+      observer_->on_health(report->health);
+      std::lock_guard lock(status_mutex_);
+      status_ = {report->health, report->message};
+    }
+    if (!machine_.last_sync_resource_version().empty()) {
+      std::lock_guard lock(status_mutex_);
+      last_sync_rv_ = machine_.last_sync_resource_version();
+    }
+    co_return !fifo_.is_closed();
+  }
+
+  static ObjectPtr cast(reflector::Object object) {
+    return std::static_pointer_cast<const T>(std::move(object));
+  }
+
+  // The inputs produced by the request in flight: a LIST page, a WATCH opening, the events of
+  // the next piece of a stream, its end, or an error. Waits forever when nothing is in flight.
+  boost::asio::awaitable<std::vector<reflector::Input>> next_from_request() {
+    std::vector<reflector::Input> inputs;
+    try {
+      if (pending_list_) {
+        inputs.push_back(co_await list_page(*pending_list_));
+        pending_list_.reset();
+      } else if (pending_watch_) {
+        co_await open_watch(*pending_watch_);
+        pending_watch_.reset();
+        inputs.push_back(reflector::WatchOpened{});
+      } else if (stream_) {
+        co_await read_stream(inputs);
+      } else {
+        boost::asio::steady_timer never(co_await boost::asio::this_coro::executor,
+                                        boost::asio::steady_timer::time_point::max());
+        co_await never.async_wait(boost::asio::use_awaitable);
+      }
+    } catch (const client::TransportError& e) {
+      if (e.kind() == client::TransportErrorKind::kCancelled) throw;
+      inputs.push_back(fail(e));
+    } catch (const client::ApiError& e) {
+      inputs.push_back(fail(e));
+    } catch (const client::DecodeError& e) {
+      inputs.push_back(fail(e));
+    }
+    co_return inputs;
+  }
+
+  boost::asio::awaitable<void> next_from_timer() {
+    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor,
+                                    timer_deadline_.value_or(reflector::Clock::time_point::max()));
+    co_await timer.async_wait(boost::asio::use_awaitable);
+    timer_deadline_.reset();
+  }
+
+  reflector::Input fail(const std::exception& error) {
+    const bool watch_list = pending_watch_ && pending_watch_->send_initial_events;
+    pending_list_.reset();
+    pending_watch_.reset();
+    stream_.reset();
+    return note(detail::classify_error(error, watch_list));
+  }
+
+  // Remembers why the next relist happens, for the relists metric.
+  reflector::Error note(reflector::Error error) {
+    switch (error.kind) {
+      case reflector::ErrorKind::kGone:
+        relist_reason_ = "expired";
+        break;
+      case reflector::ErrorKind::kWatchListRefused:
+        relist_reason_ = "watch_list_fallback";
+        break;
+      default:
+        relist_reason_ = "error";
+        break;
+    }
+    return error;
+  }
+
+  boost::asio::awaitable<reflector::Input> list_page(const reflector::ListRequest& request) {
+    client::ListOptions options;
+    options.label_selector = options_.scope.label_selector;
+    options.field_selector = options_.scope.field_selector;
+    options.limit = request.limit;
+    options.continue_ = request.continue_token;
+    options.resource_version = request.resource_version;
+    options.resource_version_match = request.resource_version_match;
+    observer_->on_list();
+    client::BodyReader body = co_await client_.list_stream(options_.scope.resource, options);
+    client::ListDecoder<T> decoder;
+    std::vector<ObjectPtr> items;
+    for (auto piece = co_await body.read_some(); !piece.empty();
+         piece = co_await body.read_some()) {
+      decoder.feed(piece, items);
+    }
+    const client::ListMeta& meta = decoder.finish();
+    observer_->on_items(items.size());
+    reflector::ListPage page;
+    page.objects.assign(std::make_move_iterator(items.begin()),
+                        std::make_move_iterator(items.end()));
+    page.resource_version = meta.resource_version;
+    page.continue_token = meta.continue_;
+    co_return page;
+  }
+
+  boost::asio::awaitable<void> open_watch(const reflector::WatchRequest& request) {
+    client::WatchOptions options;
+    options.label_selector = options_.scope.label_selector;
+    options.field_selector = options_.scope.field_selector;
+    options.resource_version = request.resource_version;
+    options.resource_version_match = request.resource_version_match;
+    options.allow_watch_bookmarks = request.allow_watch_bookmarks;
+    if (request.send_initial_events) options.send_initial_events = true;
+    if (request.timeout_seconds > 0) options.timeout_seconds = request.timeout_seconds;
+    observer_->on_watch();
+    stream_.emplace(co_await client_.watch(options_.scope.resource, options));
+    decoder_.emplace();
+  }
+
+  boost::asio::awaitable<void> read_stream(std::vector<reflector::Input>& inputs) {
+    const std::string_view piece = co_await stream_->read_some();
+    if (piece.empty()) {
+      decoder_->finish();  // throws DecodeError for a stream cut inside an event
+      stream_.reset();
+      inputs.push_back(reflector::StreamEnded{});
+      co_return;
+    }
+    events_.clear();
+    decoder_->feed(piece, events_);
+    for (auto& event : events_) {
+      using client::WatchEventType;
+      if (event.type == WatchEventType::Error) {
+        stream_.reset();  // the server ends the stream after an ERROR event
+        inputs.push_back(note(detail::classify_status(*event.status)));
+        break;
+      }
+      observer_->on_event(event.type);
+      reflector::WatchEvent input;
+      input.resource_version = event.object->metadata.resource_version;
+      switch (event.type) {
+        case WatchEventType::Added:
+          input.type = reflector::EventType::kAdded;
+          break;
+        case WatchEventType::Modified:
+          input.type = reflector::EventType::kModified;
+          break;
+        case WatchEventType::Deleted:
+          input.type = reflector::EventType::kDeleted;
+          break;
+        default: {
+          input.type = reflector::EventType::kBookmark;
+          const auto& annotations = event.object->metadata.annotations;
+          const auto end = annotations.find(client::kInitialEventsEndAnnotation);
+          input.initial_events_end = end != annotations.end() && end->second == "true";
+          inputs.push_back(std::move(input));
+          continue;
+        }
+      }
+      input.object = std::move(event.object);
+      inputs.push_back(std::move(input));
+    }
+  }
+
+  client::RestClient& client_;
+  DeltaFIFO<T>& fifo_;
+  Options options_;
+  std::shared_ptr<ReflectorObserver> observer_;
+  std::minstd_rand random_;
+  std::uniform_real_distribution<double> uniform_{0.0, 1.0};
+  reflector::ReflectorStateMachine machine_;
+
+  std::optional<reflector::ListRequest> pending_list_;
+  std::optional<reflector::WatchRequest> pending_watch_;
+  std::optional<client::BodyReader> stream_;
+  std::optional<client::WatchDecoder<T>> decoder_;
+  std::vector<client::WatchEvent<T>> events_;
+  std::optional<reflector::Clock::time_point> timer_deadline_;
+  std::string_view relist_reason_ = "error";
+
+  mutable std::mutex status_mutex_;
+  ReflectorStatus status_;
+  std::string last_sync_rv_;
+};
+
+}  // namespace rg::informer

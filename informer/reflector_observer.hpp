@@ -1,0 +1,32 @@
+// ReflectorObserver: what a Reflector reports as it works (lists, watches, events, items,
+// relists, health), for metrics. The default does nothing; informer_metrics.hpp exports them to
+// Prometheus with fixed label sets.
+#pragma once
+
+#include <cstddef>
+#include <string_view>
+
+#include "client/watch/watch_event.hpp"
+#include "informer/reflector_state.hpp"
+
+namespace rg::informer {
+
+class ReflectorObserver {
+ public:
+  virtual ~ReflectorObserver() = default;
+  /// A LIST request (one page) is sent.
+  virtual void on_list() {}
+  /// A LIST after the first sync, and why: "expired", "watch_list_fallback", "error".
+  virtual void on_relist(std::string_view /*reason*/) {}
+  /// A WATCH request is sent.
+  virtual void on_watch() {}
+  /// A watch event arrived (every type but ERROR).
+  virtual void on_event(client::WatchEventType /*type*/) {}
+  /// Objects received in a LIST page.
+  virtual void on_items(std::size_t /*count*/) {}
+  /// A complete (re)list of `count` objects replaced the store.
+  virtual void on_list_synced(std::size_t /*count*/) {}
+  virtual void on_health(reflector::Health /*health*/) {}
+};
+
+}  // namespace rg::informer

@@ -1,0 +1,144 @@
+// SharedIndexInformer<T>: a Reflector filling a DeltaFIFO, one consumer popping it -- updating
+// the Indexer first, then notifying every handler through the SharedProcessor -- and the resync
+// ticker. Handlers each have their own buffer (ProcessorListener), so a slow one stalls neither
+// the others nor the reflector.
+//
+//   SharedIndexInformer<Pod> pods(client, {.scope = {resources::pods()}, .name = "pods"});
+//   pods.add_event_handler("enqueue", {.on_add = ..., .on_update = ..., .on_delete = ...});
+//   co_spawn(io, pods.run(), bind_cancellation_slot(stop.slot(), detached));
+//   ... pods.has_synced(), pods.lister().namespace_("shop").get("web")
+#pragma once
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "informer/delta_fifo.hpp"
+#include "informer/handle_deltas.hpp"
+#include "informer/indexer.hpp"
+#include "informer/lister.hpp"
+#include "informer/reflector.hpp"
+#include "informer/shared_processor.hpp"
+
+namespace rg::informer {
+
+template <KubeObject T>
+class SharedIndexInformer {
+ public:
+  using ObjectPtr = std::shared_ptr<const T>;
+  using Clock = std::chrono::steady_clock;
+
+  struct Options {
+    ListWatchScope scope;
+    std::string name;  ///< metrics/log label, e.g. "pods"
+    reflector::Config reflector;
+    std::size_t fifo_capacity = 100'000;  ///< queued deltas before the reflector waits
+    Indexers<T> indexers = default_indexers<T>();
+    TransformFunc<T> transform;  ///< runs before storing (e.g. to drop fields nobody reads)
+  };
+
+  SharedIndexInformer(client::RestClient& client, Options options,
+                      std::shared_ptr<ReflectorObserver> observer = nullptr)
+      : name_(options.name),
+        indexer_(std::move(options.indexers), std::move(options.transform)),
+        fifo_(typename DeltaFIFO<T>::Options{.capacity = options.fifo_capacity,
+                                             .known_objects = &indexer_}),
+        processor_([this] { return fifo_.has_synced(); }),
+        deltas_(indexer_, processor_),
+        reflector_(client, fifo_,
+                   typename Reflector<T>::Options{std::move(options.scope), options.reflector,
+                                                  options.name},
+                   std::move(observer)) {}
+
+  SharedIndexInformer(const SharedIndexInformer&) = delete;
+  SharedIndexInformer& operator=(const SharedIndexInformer&) = delete;
+
+  /// Registers a handler (before or after run() started: a late one first gets the cache as
+  /// adds). A non-zero resync period asks for periodic Sync notifications.
+  std::shared_ptr<ProcessorListener<T>> add_event_handler(std::string name,
+                                                          ResourceEventHandlerFuncs<T> handler,
+                                                          Clock::duration resync_period = {}) {
+    return deltas_.add_event_handler(std::move(name), std::move(handler), resync_period);
+  }
+
+  /// Runs until cancelled: then stops the reflector, closes the FIFO (what is queued is still
+  /// handled), stops every handler's delivery and returns once all of them have ended.
+  boost::asio::awaitable<void> run() {
+    using namespace boost::asio::experimental::awaitable_operators;
+    auto producing = produce();
+    auto consuming = consume();
+    auto delivering = deliver();
+    co_await (std::move(producing) && std::move(consuming) && std::move(delivering));
+  }
+
+  /// True once the first full list has been popped into the cache.
+  bool has_synced() const { return fifo_.has_synced(); }
+  const std::string& name() const { return name_; }
+  ReflectorStatus status() const { return reflector_.status(); }
+  std::string last_sync_resource_version() const { return reflector_.last_sync_resource_version(); }
+
+  const Indexer<T>& indexer() const { return indexer_; }
+  Indexer<T>& indexer() { return indexer_; }
+  Lister<T> lister() const { return Lister<T>(indexer_); }
+
+ private:
+  // The reflector and the resync ticker, until cancelled; then the FIFO is closed so the
+  // consumer drains and ends, and the processor is stopped.
+  boost::asio::awaitable<void> produce() {
+    using namespace boost::asio::experimental::awaitable_operators;
+    try {
+      auto reflecting = reflector_.run();
+      auto resyncing = resync();
+      co_await (std::move(reflecting) || std::move(resyncing));
+    } catch (...) {
+      fifo_.close();
+      processor_.stop();
+      throw;
+    }
+    fifo_.close();
+    processor_.stop();
+  }
+
+  // Pops until the FIFO is closed and drained; deaf to cancellation, which produce() turns into
+  // closing the FIFO, so nothing popped is half-handled.
+  boost::asio::awaitable<void> consume() {
+    co_await boost::asio::this_coro::reset_cancellation_state(boost::asio::disable_cancellation());
+    auto process = [this](Deltas<T>&& deltas, bool is_in_initial_list) {
+      deltas_.handle_deltas(std::move(deltas), is_in_initial_list);
+    };
+    while (co_await fifo_.pop(process)) {
+    }
+  }
+
+  // Every handler's delivery loop, until produce() stops the processor and they have all ended.
+  boost::asio::awaitable<void> deliver() {
+    co_await boost::asio::this_coro::reset_cancellation_state(boost::asio::disable_cancellation());
+    co_await processor_.run();
+  }
+
+  // Queues Sync deltas whenever a handler's resync period is due.
+  boost::asio::awaitable<void> resync() {
+    boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+    for (;;) {
+      const auto period = processor_.resync_check_period();
+      timer.expires_after(period ? *period : std::chrono::hours(24));
+      co_await timer.async_wait(boost::asio::use_awaitable);
+      if (processor_.should_resync() && !co_await fifo_.resync()) co_return;
+    }
+  }
+
+  std::string name_;
+  Indexer<T> indexer_;
+  DeltaFIFO<T> fifo_;
+  SharedProcessor<T> processor_;
+  DeltaHandler<T> deltas_;
+  Reflector<T> reflector_;
+};
+
+}  // namespace rg::informer
