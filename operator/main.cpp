@@ -1,15 +1,70 @@
-// replica-guard's entry point: parses flags and runs the operator.
+// replica-guard's entry point: parses the flags, sets up logging and the API configuration, and
+// runs the Manager until SIGTERM or SIGINT, then shuts down cleanly and exits 0.
 #include <CLI/CLI.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
 
 #include <iostream>
 
+#include "client/config/resolve.hpp"
 #include "client/version.hpp"
+#include "operator/logging.hpp"
+#include "operator/manager.hpp"
+#include "operator/options.hpp"
+
+namespace {
+
+int run_operator(const rg::op::Options& options) {
+  rg::op::setup_logging(rg::op::parse_log_format(options.log_format), options.verbosity);
+  rg::client::ResolveOptions resolve;
+  resolve.kubeconfig = options.kubeconfig;
+  rg::client::RestConfig config = rg::client::resolve_config(resolve);
+  spdlog::info("replica-guard {} using the API server at {} (configuration from {})", rg::kVersion,
+               config.host, config.source);
+
+  boost::asio::io_context io;
+  rg::op::Manager manager(options, std::move(config));
+  boost::asio::cancellation_signal stop;
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  signals.async_wait([&](const boost::system::error_code& ec, int signal) {
+    if (ec) return;
+    spdlog::info("received signal {}: shutting down", signal);
+    stop.emit(boost::asio::cancellation_type::terminal);
+  });
+  int exit_code = 0;
+  boost::asio::co_spawn(
+      io, manager.run(),
+      boost::asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error) {
+        signals.cancel();
+        if (!error) return;
+        exit_code = 1;
+        try {
+          std::rethrow_exception(error);
+        } catch (const std::exception& e) {
+          spdlog::critical("replica-guard stopped: {}", e.what());
+        }
+      }));
+  io.run();
+  return exit_code;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
       "replica-guard: keeps opted-in Deployments at their serving replicas when nodes fail"};
   app.set_version_flag("--version", std::string(rg::kVersion));
+  rg::op::Options options;
+  rg::op::add_flags(app, options);
   CLI11_PARSE(app, argc, argv);
-  std::cout << "replica-guard " << rg::kVersion << '\n';
-  return 0;
+  try {
+    rg::op::validate(options);
+    return run_operator(options);
+  } catch (const std::exception& e) {
+    std::cerr << "replica-guard: " << e.what() << '\n';
+    return 1;
+  }
 }

@@ -1,0 +1,61 @@
+// Facts from typed objects (see cluster_facts.hpp).
+#include "operator/cluster_facts.hpp"
+
+#include "client/config/exec_credential.hpp"
+#include "operator/annotations.hpp"
+
+namespace rg::op {
+
+namespace {
+
+template <class Conditions>
+const auto* find_condition(const Conditions& conditions, std::string_view type) {
+  for (const auto& condition : conditions) {
+    if (condition.type == type) return &condition;
+  }
+  return static_cast<decltype(&conditions.front())>(nullptr);
+}
+
+}  // namespace
+
+NodeFacts node_facts(const client::Node& node, WallClock::time_point now) {
+  const auto* ready = find_condition(node.status.conditions, "Ready");
+  if (ready && ready->status == "True") return {true, {}};
+  NodeFacts facts{false, now};
+  if (ready)
+    facts.unhealthy_since = client::parse_rfc3339(ready->last_transition_time).value_or(now);
+  return facts;
+}
+
+PodFacts pod_facts(const client::Pod& pod) {
+  const auto* ready = find_condition(pod.status.conditions, "Ready");
+  return {pod.spec.node_name, pod.metadata.deletion_timestamp.has_value(),
+          ready && ready->status == "True"};
+}
+
+std::optional<std::string> annotation(const client::ObjectMeta& meta, std::string_view key) {
+  const auto it = meta.annotations.find(key);
+  if (it == meta.annotations.end()) return std::nullopt;
+  return it->second;
+}
+
+bool opted_in(const client::Deployment& deployment) {
+  return annotation(deployment.metadata, kEnabledAnnotation) == "true";
+}
+
+DeploymentFacts deployment_facts(const client::Deployment& d, ReplicaAssessment replicas,
+                                 std::optional<std::string> hpa_name) {
+  DeploymentFacts facts;
+  facts.enabled = opted_in(d);
+  facts.deleting = d.metadata.deletion_timestamp.has_value();
+  facts.paused = d.spec.paused;
+  facts.spec_replicas = d.spec.desired_replicas();
+  facts.desired_annotation = annotation(d.metadata, kDesiredAnnotation);
+  facts.applied_annotation = annotation(d.metadata, kAppliedAnnotation);
+  facts.max_surge_annotation = annotation(d.metadata, kMaxSurgeAnnotation);
+  facts.hpa_name = std::move(hpa_name);
+  facts.replicas = std::move(replicas);
+  return facts;
+}
+
+}  // namespace rg::op

@@ -1,0 +1,32 @@
+// From typed objects in the caches to the facts the policy reads: a node's health, a pod's
+// standing, a Deployment's annotations and state. Pure conversions, no I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "client/model/deployment.hpp"
+#include "client/model/node.hpp"
+#include "client/model/pod.hpp"
+#include "operator/replica_assessment.hpp"
+#include "operator/scale_plan.hpp"
+
+namespace rg::op {
+
+/// Ready unless its Ready condition is missing or not "True"; unhealthy since that condition's
+/// lastTransitionTime (or `now` when it has none).
+NodeFacts node_facts(const client::Node& node, WallClock::time_point now);
+
+PodFacts pod_facts(const client::Pod& pod);
+
+/// The annotation's value, if present.
+std::optional<std::string> annotation(const client::ObjectMeta& meta, std::string_view key);
+
+/// True when replica-guard.io/enabled is "true".
+bool opted_in(const client::Deployment& deployment);
+
+/// The Deployment's own facts; the assessment and the HPA come from the other caches.
+DeploymentFacts deployment_facts(const client::Deployment& deployment, ReplicaAssessment replicas,
+                                 std::optional<std::string> hpa_name);
+
+}  // namespace rg::op

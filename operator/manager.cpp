@@ -1,0 +1,401 @@
+// The running operator (see manager.hpp).
+#include "operator/manager.hpp"
+
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+#include <unistd.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/deferred.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/experimental/parallel_group.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <atomic>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "client/model/deployment.hpp"
+#include "client/model/node.hpp"
+#include "client/model/pod.hpp"
+#include "client/rest/rest_client.hpp"
+#include "client/transport/cancellation.hpp"
+#include "informer/index_funcs.hpp"
+#include "informer/informer_metrics.hpp"
+#include "informer/shared_informer_factory.hpp"
+#include "operator/annotations.hpp"
+#include "operator/api_adapters.hpp"
+#include "operator/event_recorder.hpp"
+#include "operator/http_server.hpp"
+#include "operator/leader_election.hpp"
+#include "operator/logging.hpp"
+#include "operator/operator_metrics.hpp"
+#include "operator/process_collector.hpp"
+#include "operator/reconciler.hpp"
+#include "workqueue/metrics.hpp"
+#include "workqueue/rate_limiting_queue.hpp"
+
+namespace rg::op {
+
+namespace asio = boost::asio;
+using namespace asio::experimental::awaitable_operators;
+using client::Deployment;
+using client::Node;
+using client::Pod;
+using Queue = workqueue::RateLimitingQueue<std::string>;
+
+namespace {
+
+std::string pod_namespace() {
+  std::ifstream in("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+  std::string ns;
+  std::getline(in, ns);
+  return ns;
+}
+
+std::string identity() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::random_device random;
+  return std::string(host) + "_" + std::to_string(random() % 1'000'000'000);
+}
+
+asio::awaitable<void> sleep_forever() {
+  asio::steady_timer never(co_await asio::this_coro::executor,
+                           asio::steady_timer::time_point::max());
+  co_await never.async_wait(asio::use_awaitable);
+}
+
+}  // namespace
+
+struct Manager::Impl {
+  Impl(Options opts, client::RestConfig config)
+      : options(std::move(opts)),
+        metrics(registry),
+        informer_metrics(registry),
+        queue_metrics(std::make_shared<workqueue::MetricsProvider>()),
+        client(std::move(config), client_options()),
+        factory(client, factory_options()),
+        deployments(factory.informer_for<Deployment>(
+            client::resources::deployments(), "deployments",
+            [this](auto& o) { o.scope.label_selector = options.deployment_selector; })),
+        pods(factory.informer_for<Pod>(
+            client::resources::pods(), "pods",
+            [](auto& o) {
+              o.indexers.emplace(
+                  std::string(kPodsByNodeIndex),
+                  informer::index_by<Pod>([](const Pod& p) { return p.spec.node_name; }));
+            })),
+        nodes(factory.informer_for<Node>(client::resources::nodes(), "nodes")),
+        writer(client),
+        event_sink(client),
+        events(event_sink, EventRecorderConfig{.instance = instance}),
+        reconciler(Caches{deployments.indexer(), pods.indexer(), nodes.indexer(), {}}, writer,
+                   events, &metrics, reconciler_config(), [this] { return may_write(); }) {
+    if (options.leader_elect) {
+      std::string ns = options.leader_election_namespace;
+      if (ns.empty()) ns = pod_namespace();
+      if (ns.empty()) ns = "default";
+      lease = std::make_unique<RestLeaseLock>(client, ns, options.leader_election_id);
+      elector = std::make_unique<LeaderElector>(
+          *lease, LeaderElectionConfig{
+                      .identity = instance,
+                      .lease_duration = parse_duration(options.leader_elect_lease_duration),
+                      .renew_deadline = parse_duration(options.leader_elect_renew_deadline),
+                      .retry_period = parse_duration(options.leader_elect_retry_period)});
+    }
+    track(deployments);
+    track(pods);
+    track(nodes);
+  }
+
+  client::RestClientOptions client_options() {
+    client::RestClientOptions o;
+    o.observer = metrics.request_observer();
+    return o;
+  }
+
+  informer::SharedInformerFactoryOptions factory_options() {
+    if (options.namespaces.size() > 1) {
+      throw std::invalid_argument(
+          "--namespace: watching several namespaces is not supported yet; give one, or none "
+          "for all namespaces");
+    }
+    informer::SharedInformerFactoryOptions o;
+    if (!options.namespaces.empty()) o.namespace_ = options.namespaces.front();
+    o.observer = [this](const std::string& name) { return informer_metrics.observer(name); };
+    return o;
+  }
+
+  ReconcilerConfig reconciler_config() const {
+    ReconcilerConfig c;
+    c.policy.default_max_surge = IntOrPercent::parse(options.default_max_surge);
+    c.policy.max_total_surge = options.max_total_surge;
+    c.policy.scale_down_delay = parse_duration(options.scale_down_delay);
+    c.node_grace_period = parse_duration(options.node_grace_period);
+    c.max_unhealthy_node_fraction = options.max_unhealthy_node_fraction;
+    c.dry_run = options.dry_run;
+    return c;
+  }
+
+  template <class T>
+  void track(informer::SharedIndexInformer<T>& informer) {
+    informer_metrics.track_cache(
+        informer.name(), [&informer] { return informer.indexer().size(); },
+        [&informer] { return informer.last_sync_resource_version(); });
+  }
+
+  bool may_write() const { return !elector || elector->is_leader(); }
+
+  void enqueue(const std::string& key) {
+    if (auto q = queue.load()) q->add(key);
+  }
+
+  void register_handlers() {
+    deployments.add_event_handler(
+        "replica-guard",
+        {.on_add = [this](const auto& d, bool) { enqueue(informer::meta_namespace_key(*d)); },
+         .on_update = [this](const auto&,
+                             const auto& d) { enqueue(informer::meta_namespace_key(*d)); },
+         .on_delete = [this](const auto& d) { enqueue(informer::key_of<Deployment>(d)); }});
+    const auto pod_changed = [this](const std::shared_ptr<const Pod>& pod) {
+      for (const auto& key : reconciler.deployments_for_pod(*pod)) enqueue(key);
+    };
+    pods.add_event_handler(
+        "replica-guard",
+        {.on_add = [pod_changed](const auto& p, bool) { pod_changed(p); },
+         .on_update = [pod_changed](const auto&, const auto& p) { pod_changed(p); },
+         .on_delete =
+             [pod_changed](const auto& p) {
+               if (auto object = informer::object_of<Pod>(p)) pod_changed(object);
+             }});
+    const auto node_changed = [this](const std::string& name) {
+      for (const auto& key : reconciler.deployments_for_node(name)) enqueue(key);
+    };
+    nodes.add_event_handler(
+        "replica-guard",
+        {.on_add =
+             [node_changed](const auto& n, bool initial) {
+               if (!initial) node_changed(n->metadata.name);
+             },
+         .on_update =
+             [node_changed](const auto& old_node, const auto& n) {
+               if (old_node->status.conditions.size() != n->status.conditions.size() ||
+                   !std::equal(old_node->status.conditions.begin(),
+                               old_node->status.conditions.end(), n->status.conditions.begin(),
+                               [](const auto& a, const auto& b) {
+                                 return a.type == b.type && a.status == b.status;
+                               })) {
+                 node_changed(n->metadata.name);
+               }
+             },
+         .on_delete = [node_changed](const auto& n) { node_changed(informer::key_of<Node>(n)); }});
+  }
+
+  std::string metrics_text() const {
+    std::vector<prometheus::MetricFamily> families = registry.Collect();
+    for (const auto& collectable : {queue_metrics->collectable(), informer_metrics.collectable()}) {
+      auto more = collectable->Collect();
+      families.insert(families.end(), std::make_move_iterator(more.begin()),
+                      std::make_move_iterator(more.end()));
+    }
+    auto process = ProcessCollector().Collect();
+    families.insert(families.end(), std::make_move_iterator(process.begin()),
+                    std::make_move_iterator(process.end()));
+    return prometheus::TextSerializer().Serialize(families);
+  }
+
+  HttpReply readyz(std::string_view query) const {
+    std::ostringstream body;
+    bool ready = synced.load();
+    for (const auto& result : factory.sync_state()) {
+      if (result.synced) {
+        body << "[+]informer-" << result.name << " ok\n";
+      } else {
+        ready = false;
+        body << "[-]informer-" << result.name << " failed: not synced";
+        if (!result.message.empty()) body << " (" << result.message << ")";
+        body << '\n';
+      }
+    }
+    body << (ready ? "readyz check passed\n" : "readyz check failed\n");
+    const bool verbose = query.find("verbose") != std::string_view::npos;
+    return {ready ? 200u : 500u, "text/plain; charset=utf-8",
+            ready && !verbose ? "ok" : body.str()};
+  }
+
+  asio::awaitable<void> serve(const std::string& address, bool metrics_routes, bool probe_routes) {
+    if (address == "0") co_return;
+    HttpServer server(co_await asio::this_coro::executor, parse_bind_address(address));
+    if (metrics_routes)
+      server.route("/metrics", [this](std::string_view) {
+        return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8", metrics_text()};
+      });
+    if (probe_routes) {
+      server.route("/healthz", [](std::string_view) {
+        return HttpReply{200, "text/plain; charset=utf-8", "ok"};
+      });
+      server.route("/readyz", [this](std::string_view q) { return readyz(q); });
+    }
+    log(spdlog::level::info, "serving",
+        {{"address", server.local_endpoint().address().to_string() + ":" +
+                         std::to_string(server.local_endpoint().port())},
+         {"endpoints", metrics_routes ? "/metrics" : "/healthz /readyz"}});
+    co_await server.run();
+  }
+
+  asio::awaitable<void> serve_all() {
+    if (options.metrics_bind_address == options.health_probe_bind_address &&
+        options.metrics_bind_address != "0") {
+      co_await serve(options.metrics_bind_address, true, true);
+      co_return;
+    }
+    auto metrics_server = serve(options.metrics_bind_address, true, false);
+    auto probe_server = serve(options.health_probe_bind_address, false, true);
+    co_await (std::move(metrics_server) && std::move(probe_server));
+  }
+
+  // One worker: takes keys until the queue shuts down; deaf to cancellation so a reconcile in
+  // flight finishes (its requests have their own timeouts).
+  asio::awaitable<void> worker(std::shared_ptr<Queue> q) {
+    co_await asio::this_coro::reset_cancellation_state(asio::disable_cancellation());
+    while (auto key = co_await q->get()) {
+      const ReconcileOutcome outcome = co_await reconciler.reconcile(*key);
+      switch (outcome.next) {
+        case ReconcileOutcome::Next::done:
+          q->forget(*key);
+          break;
+        case ReconcileOutcome::Next::retry:
+          q->add_rate_limited(*key);
+          break;
+        case ReconcileOutcome::Next::after:
+          q->forget(*key);
+          q->add_after(*key, outcome.after);
+          break;
+      }
+      q->done(*key);
+    }
+  }
+
+  asio::awaitable<void> run_workers(std::shared_ptr<Queue> q) {
+    auto executor = co_await asio::this_coro::executor;
+    std::vector<decltype(asio::co_spawn(executor, worker(q), asio::deferred))> workers;
+    for (int i = 0; i < options.workers; ++i)
+      workers.push_back(asio::co_spawn(executor, worker(q), asio::deferred));
+    auto [order, errors] = co_await asio::experimental::make_parallel_group(std::move(workers))
+                               .async_wait(asio::experimental::wait_for_all(), asio::use_awaitable);
+    for (const auto& error : errors) {
+      if (error) std::rethrow_exception(error);
+    }
+  }
+
+  // Ends the term's queue when the term is cancelled; workers then finish their keys and end.
+  asio::awaitable<void> shut_down_on_cancel(std::shared_ptr<Queue> q) {
+    try {
+      co_await sleep_forever();
+    } catch (...) {
+      if (!client::is_cancellation(std::current_exception())) throw;
+    }
+    queue.store(nullptr);
+    q->shut_down();
+    log(spdlog::level::info, "stopped taking work; finishing reconciles in flight", {});
+  }
+
+  // One term of writing: the whole run without leader election, or one leadership.
+  asio::awaitable<void> lead() {
+    auto executor = co_await asio::this_coro::executor;
+    auto q = Queue::create(executor, nullptr,
+                           {.name = "replica-guard", .metrics = queue_metrics, .clock = {}});
+    queue.store(q);
+    if (elector) metrics.leader(options.leader_election_id, true);
+    for (const auto& d : deployments.indexer().list()) q->add(informer::meta_namespace_key(*d));
+    auto all_workers = run_workers(q);
+    auto stopper = shut_down_on_cancel(q);
+    co_await (std::move(all_workers) && std::move(stopper));
+    if (elector) metrics.leader(options.leader_election_id, false);
+  }
+
+  asio::awaitable<void> wait_for_caches() {
+    for (;;) {
+      const auto results = co_await factory.wait_for_cache_sync(std::chrono::seconds(30));
+      bool all = true;
+      for (const auto& r : results) {
+        if (r.synced) continue;
+        all = false;
+        log(spdlog::level::warn, "waiting for the cache to sync",
+            {{"informer", r.name},
+             {"health", informer::reflector::to_string(r.health)},
+             {"problem", r.message}});
+      }
+      if (all) co_return;
+    }
+  }
+
+  asio::awaitable<void> work() {
+    try {
+      co_await wait_for_caches();
+      synced = true;
+      log(spdlog::level::info, "caches synced",
+          {{"deployments", std::to_string(deployments.indexer().size())},
+           {"pods", std::to_string(pods.indexer().size())},
+           {"nodes", std::to_string(nodes.indexer().size())}});
+      if (elector) {
+        auto term = [this] { return lead(); };
+        co_await elector->run(term);
+      } else {
+        co_await lead();
+      }
+    } catch (...) {
+      if (!client::is_cancellation(std::current_exception())) throw;
+    }
+  }
+
+  asio::awaitable<void> run() {
+    register_handlers();
+    factory.start(co_await asio::this_coro::executor);
+    std::exception_ptr failure;
+    try {
+      auto serving = serve_all();
+      auto working = work();
+      co_await (std::move(serving) && std::move(working));
+    } catch (...) {
+      if (!client::is_cancellation(std::current_exception())) failure = std::current_exception();
+    }
+    co_await asio::this_coro::reset_cancellation_state(asio::disable_cancellation());
+    co_await asio::this_coro::throw_if_cancelled(false);
+    co_await factory.shutdown();
+    if (failure) std::rethrow_exception(failure);
+    log(spdlog::level::info, "stopped", {});
+  }
+
+  Options options;
+  std::string instance = identity();
+  prometheus::Registry registry;
+  OperatorMetrics metrics;
+  informer::InformerMetrics informer_metrics;
+  std::shared_ptr<workqueue::MetricsProvider> queue_metrics;
+  client::RestClient client;
+  informer::SharedInformerFactory factory;
+  informer::SharedIndexInformer<Deployment>& deployments;
+  informer::SharedIndexInformer<Pod>& pods;
+  informer::SharedIndexInformer<Node>& nodes;
+  RestDeploymentWriter writer;
+  RestEventSink event_sink;
+  EventRecorder events;
+  Reconciler reconciler;
+  std::unique_ptr<RestLeaseLock> lease;
+  std::unique_ptr<LeaderElector> elector;
+  std::atomic<std::shared_ptr<Queue>> queue;
+  std::atomic<bool> synced{false};
+};
+
+Manager::Manager(Options options, client::RestConfig config)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(config))) {}
+
+Manager::~Manager() = default;
+
+asio::awaitable<void> Manager::run() { return impl_->run(); }
+
+}  // namespace rg::op

@@ -1,0 +1,34 @@
+// Manager: the running operator. From the flags it builds the client, the shared informers for
+// Deployments, Pods and Nodes, their handlers (which only enqueue Deployment keys), the workqueue
+// and its coroutine workers, leader election, Events, metrics, and the /metrics and probe
+// servers; run() serves until cancelled, then drains in-flight reconciles (bounded), stops the
+// informers, releases the lease and returns.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include <memory>
+
+#include "client/config/rest_config.hpp"
+#include "operator/options.hpp"
+
+namespace rg::op {
+
+class Manager {
+ public:
+  /// Throws std::invalid_argument for bad flags and client::ConfigError for an unusable
+  /// kubeconfig, each naming what is wrong.
+  Manager(Options options, client::RestConfig config);
+  ~Manager();
+  Manager(const Manager&) = delete;
+  Manager& operator=(const Manager&) = delete;
+
+  /// Runs until cancelled; returns normally after a clean shutdown.
+  boost::asio::awaitable<void> run();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rg::op

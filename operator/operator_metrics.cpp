@@ -1,0 +1,140 @@
+// The operator's Prometheus metrics (see operator_metrics.hpp).
+#include "operator/operator_metrics.hpp"
+
+namespace rg::op {
+
+namespace {
+
+const char* to_label(ReconcileResult r) {
+  switch (r) {
+    case ReconcileResult::success:
+      return "success";
+    case ReconcileResult::error:
+      return "error";
+    case ReconcileResult::requeue:
+      return "requeue";
+  }
+  return "error";
+}
+
+const char* to_label(PatchResult r) {
+  switch (r) {
+    case PatchResult::success:
+      return "success";
+    case PatchResult::conflict:
+      return "conflict";
+    case PatchResult::error:
+      return "error";
+    case PatchResult::dry_run:
+      return "dry_run";
+  }
+  return "error";
+}
+
+class RestRequestCounter final : public client::RequestObserver {
+ public:
+  explicit RestRequestCounter(prometheus::Family<prometheus::Counter>& family) : family_(family) {}
+  void on_result(std::string_view method, int code, std::chrono::nanoseconds) override {
+    family_.Add({{"code", client::code_label(code)}, {"method", std::string(method)}}).Increment();
+  }
+
+ private:
+  prometheus::Family<prometheus::Counter>& family_;
+};
+
+}  // namespace
+
+OperatorMetrics::OperatorMetrics(prometheus::Registry& registry)
+    : reconcile_total_(prometheus::BuildCounter()
+                           .Name("replica_guard_reconcile_total")
+                           .Help("Reconciles of Deployments by result")
+                           .Register(registry)),
+      reconcile_duration_(prometheus::BuildHistogram()
+                              .Name("replica_guard_reconcile_duration_seconds")
+                              .Help("How long one reconcile took")
+                              .Register(registry)),
+      scale_patches_(prometheus::BuildCounter()
+                         .Name("replica_guard_scale_patches_total")
+                         .Help("Scale changes of Deployments by direction and result")
+                         .Register(registry)),
+      surge_suppressed_(prometheus::BuildGauge()
+                            .Name("replica_guard_surge_suppressed")
+                            .Help("1 while too many nodes are unhealthy and surges are held back")
+                            .Register(registry)
+                            .Add({})),
+      desired_(prometheus::BuildGauge()
+                   .Name("replica_guard_desired_replicas")
+                   .Help("Serving replicas the user wants, per managed Deployment")
+                   .Register(registry)),
+      serving_(prometheus::BuildGauge()
+                   .Name("replica_guard_serving_replicas")
+                   .Help("Ready pods, not terminating, on Ready nodes, per managed Deployment")
+                   .Register(registry)),
+      stranded_(
+          prometheus::BuildGauge()
+              .Name("replica_guard_stranded_replicas")
+              .Help("Pods on nodes failed for longer than the grace period, per managed Deployment")
+              .Register(registry)),
+      leader_(prometheus::BuildGauge()
+                  .Name("leader_election_master_status")
+                  .Help("1 while this process is the leader of the named lease")
+                  .Register(registry)),
+      rest_requests_(prometheus::BuildCounter()
+                         .Name("rest_client_requests_total")
+                         .Help("HTTP requests to the API server by status code and method")
+                         .Register(registry)) {
+  for (const auto r :
+       {ReconcileResult::success, ReconcileResult::error, ReconcileResult::requeue}) {
+    reconcile_total_.Add({{"result", to_label(r)}});
+  }
+}
+
+void OperatorMetrics::reconciled(ReconcileResult result, std::chrono::duration<double> took) {
+  reconcile_total_.Add({{"result", to_label(result)}}).Increment();
+  static const prometheus::Histogram::BucketBoundaries kBuckets{
+      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
+  reconcile_duration_.Add({}, kBuckets).Observe(took.count());
+}
+
+void OperatorMetrics::scale_patch(ScaleDirection direction, PatchResult result) {
+  const char* dir = direction == ScaleDirection::down ? "down" : "up";
+  scale_patches_.Add({{"direction", dir}, {"result", to_label(result)}}).Increment();
+}
+
+void OperatorMetrics::surge_suppressed(bool suppressed) {
+  surge_suppressed_.Set(suppressed ? 1 : 0);
+}
+
+void OperatorMetrics::deployment(const std::string& ns, const std::string& name,
+                                 std::int32_t desired, std::int32_t serving,
+                                 std::int32_t stranded) {
+  std::lock_guard lock(mutex_);
+  auto [it, inserted] = deployments_.try_emplace({ns, name});
+  if (inserted) {
+    const prometheus::Labels labels{{"namespace", ns}, {"deployment", name}};
+    it->second = {&desired_.Add(labels), &serving_.Add(labels), &stranded_.Add(labels)};
+  }
+  it->second.desired->Set(desired);
+  it->second.serving->Set(serving);
+  it->second.stranded->Set(stranded);
+}
+
+void OperatorMetrics::forget_deployment(const std::string& ns, const std::string& name) {
+  std::lock_guard lock(mutex_);
+  const auto it = deployments_.find({ns, name});
+  if (it == deployments_.end()) return;
+  desired_.Remove(it->second.desired);
+  serving_.Remove(it->second.serving);
+  stranded_.Remove(it->second.stranded);
+  deployments_.erase(it);
+}
+
+void OperatorMetrics::leader(const std::string& lease_name, bool leading) {
+  leader_.Add({{"name", lease_name}}).Set(leading ? 1 : 0);
+}
+
+std::shared_ptr<client::RequestObserver> OperatorMetrics::request_observer() {
+  return std::make_shared<RestRequestCounter>(rest_requests_);
+}
+
+}  // namespace rg::op

@@ -1,0 +1,239 @@
+// The reconcile loop body (see reconciler.hpp).
+#include "operator/reconciler.hpp"
+
+#include <fmt/format.h>
+
+#include "client/labels/label_selector.hpp"
+#include "client/rest/api_error.hpp"
+#include "client/transport/cancellation.hpp"
+#include "informer/index_funcs.hpp"
+#include "informer/object_key.hpp"
+#include "operator/annotations.hpp"
+#include "operator/cluster_facts.hpp"
+#include "operator/logging.hpp"
+
+namespace rg::op {
+
+namespace {
+
+using Steady = std::chrono::steady_clock;
+
+client::LabelSelector selector_of(const client::Deployment& d) {
+  return client::LabelSelector::from_match(d.spec.selector.match_labels,
+                                           d.spec.selector.match_expressions);
+}
+
+// Deployments that the operator has to look at: opted in, or still carrying its annotations
+// (so opting out can clean up).
+bool of_interest(const client::Deployment& d) {
+  return opted_in(d) || d.metadata.annotations.contains(kDesiredAnnotation) ||
+         d.metadata.annotations.contains(kAppliedAnnotation);
+}
+
+std::string describe(const ScalePlan& plan) {
+  return plan.scale_to ? fmt::format("scale to {}", *plan.scale_to) : std::string("annotate");
+}
+
+}  // namespace
+
+Reconciler::Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& events,
+                       OperatorMetrics* metrics, ReconcilerConfig config,
+                       std::function<bool()> may_write)
+    : caches_(std::move(caches)),
+      writer_(writer),
+      events_(events),
+      metrics_(metrics),
+      config_(std::move(config)),
+      may_write_(std::move(may_write)) {}
+
+boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile(const std::string& key) {
+  const auto started = Steady::now();
+  const auto deployment = caches_.deployments.get_by_key(key);
+  const auto [ns, name] = informer::split_meta_namespace_key(key);
+  if (!deployment) {
+    std::lock_guard lock(memory_mutex_);
+    memory_.erase(key);
+    if (metrics_) metrics_->forget_deployment(ns, name);
+    co_return ReconcileOutcome{};
+  }
+  ReconcileOutcome outcome;
+  ReconcileResult result = ReconcileResult::success;
+  try {
+    outcome = co_await reconcile_existing(*deployment);
+  } catch (...) {
+    const std::exception_ptr error = std::current_exception();
+    if (client::is_cancellation(error)) throw;
+    try {
+      std::rethrow_exception(error);
+    } catch (const client::ApiError& e) {
+      if (client::is_not_found(e)) {
+        co_return ReconcileOutcome{};  // deleted meanwhile: the informer will tell us
+      }
+      const bool conflict = client::is_conflict(e);
+      log(conflict ? spdlog::level::debug : spdlog::level::warn,
+          conflict ? "conflict writing the Deployment, will retry" : "reconcile failed",
+          {{"namespace", ns}, {"deployment", name}, {"error", e.what()}});
+      result = conflict ? ReconcileResult::requeue : ReconcileResult::error;
+    } catch (const std::exception& e) {
+      log(spdlog::level::err, "reconcile failed",
+          {{"namespace", ns}, {"deployment", name}, {"error", e.what()}});
+      result = ReconcileResult::error;
+    }
+    outcome = {ReconcileOutcome::Next::retry, {}};
+  }
+  if (metrics_) metrics_->reconciled(result, Steady::now() - started);
+  co_return outcome;
+}
+
+boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
+    const client::Deployment& d) {
+  const std::string key = informer::meta_namespace_key(d);
+  std::chrono::milliseconds grace = config_.node_grace_period;
+  if (auto text = annotation(d.metadata, kNodeGraceAnnotation)) {
+    try {
+      grace = parse_duration(*text);
+    } catch (const std::invalid_argument& e) {
+      log(spdlog::level::warn, "ignoring an invalid annotation",
+          {{"namespace", d.metadata.namespace_},
+           {"deployment", d.metadata.name},
+           {"error", e.what()}});
+    }
+  }
+  DeploymentFacts facts = deployment_facts(
+      d, assess(d, grace),
+      caches_.hpa_for ? caches_.hpa_for(d.metadata.namespace_, d.metadata.name) : std::nullopt);
+  if (config_.dry_run && facts.enabled && !facts.desired_annotation) {
+    // Nothing is ever written in dry-run: act as if today's count had been recorded.
+    facts.desired_annotation = facts.applied_annotation = std::to_string(facts.spec_replicas);
+  }
+  const ClusterFacts cluster = cluster_facts(key);
+  ScalePlan plan;
+  {
+    std::lock_guard lock(memory_mutex_);
+    plan = plan_scale(facts, cluster, config_.policy, memory_[key], Steady::now());
+    if (!plan.managed && !facts.enabled) memory_.erase(key);
+  }
+  if (metrics_) {
+    if (plan.managed) {
+      metrics_->deployment(d.metadata.namespace_, d.metadata.name, plan.desired,
+                           facts.replicas.serving, facts.replicas.stranded);
+    } else {
+      metrics_->forget_deployment(d.metadata.namespace_, d.metadata.name);
+    }
+    metrics_->surge_suppressed(cluster.surge_suppressed);
+  }
+  co_await carry_out(d, plan);
+  ReconcileOutcome outcome;
+  if (plan.requeue_after) outcome = {ReconcileOutcome::Next::after, *plan.requeue_after};
+  co_return outcome;
+}
+
+boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
+                                                   const ScalePlan& plan) {
+  const std::string& ns = d.metadata.namespace_;
+  const std::string& name = d.metadata.name;
+  const bool writes = !plan.annotations.empty() || plan.scale_to;
+  if (writes && !config_.dry_run) {
+    if (!may_write_()) {
+      log(spdlog::level::debug, "not the leader: leaving the write to the leader",
+          {{"namespace", ns}, {"deployment", name}, {"action", describe(plan)}});
+      co_return;
+    }
+    std::string resource_version = d.metadata.resource_version;
+    if (!plan.annotations.empty()) {
+      resource_version =
+          co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
+    }
+    if (plan.scale_to) {
+      try {
+        co_await writer_.scale(ns, name, resource_version, *plan.scale_to);
+      } catch (const client::ApiError& e) {
+        if (metrics_) {
+          metrics_->scale_patch(
+              plan.direction, client::is_conflict(e) ? PatchResult::conflict : PatchResult::error);
+        }
+        throw;
+      }
+      if (metrics_) metrics_->scale_patch(plan.direction, PatchResult::success);
+    }
+  } else if (plan.scale_to && metrics_) {
+    metrics_->scale_patch(plan.direction, PatchResult::dry_run);
+  }
+  client::ObjectReference ref;
+  ref.api_version = "apps/v1";
+  ref.kind = "Deployment";
+  ref.namespace_ = ns;
+  ref.name = name;
+  ref.uid = d.metadata.uid;
+  ref.resource_version = d.metadata.resource_version;
+  for (const EventSpec& event : plan.events) {
+    const std::string message =
+        config_.dry_run ? "dry-run, not done: " + event.message : event.message;
+    log(event.warning ? spdlog::level::warn : spdlog::level::info, event.reason,
+        {{"namespace", ns}, {"deployment", name}, {"action", message}});
+    co_await events_.record(ref, event.warning ? "Warning" : "Normal", event.reason, message);
+  }
+}
+
+ReplicaAssessment Reconciler::assess(const client::Deployment& d,
+                                     std::chrono::milliseconds grace) const {
+  const client::LabelSelector selector = selector_of(d);
+  std::vector<PodFacts> pods;
+  for (const auto& pod : caches_.pods.by_index(informer::kNamespaceIndex, d.metadata.namespace_)) {
+    if (selector.matches(pod->metadata.labels)) pods.push_back(pod_facts(*pod));
+  }
+  const auto now = WallClock::now();
+  const NodeLookup nodes = [this, now](std::string_view node_name) -> std::optional<NodeFacts> {
+    const auto node = caches_.nodes.get_by_key(node_name);
+    if (!node) return std::nullopt;
+    return node_facts(*node, now);
+  };
+  return assess_replicas(pods, nodes, now, grace);
+}
+
+ClusterFacts Reconciler::cluster_facts(const std::string& key) {
+  ClusterFacts facts;
+  const auto nodes = caches_.nodes.list();
+  std::size_t unhealthy = 0;
+  const auto now = WallClock::now();
+  for (const auto& node : nodes) unhealthy += node_facts(*node, now).ready ? 0 : 1;
+  facts.surge_suppressed =
+      !nodes.empty() && static_cast<double>(unhealthy) >
+                            config_.max_unhealthy_node_fraction * static_cast<double>(nodes.size());
+  if (config_.policy.max_total_surge) {
+    for (const auto& other : caches_.deployments.list()) {
+      if (!opted_in(*other) || informer::meta_namespace_key(*other) == key) continue;
+      const auto desired = annotation(other->metadata, kDesiredAnnotation);
+      const auto parsed = desired ? parse_replicas(*desired) : std::nullopt;
+      if (parsed) facts.surge_elsewhere += std::max(0, other->spec.desired_replicas() - *parsed);
+    }
+  }
+  return facts;
+}
+
+std::vector<std::string> Reconciler::deployments_for_pod(const client::Pod& pod) const {
+  std::vector<std::string> keys;
+  for (const auto& d :
+       caches_.deployments.by_index(informer::kNamespaceIndex, pod.metadata.namespace_)) {
+    if (!of_interest(*d)) continue;
+    try {
+      if (selector_of(*d).matches(pod.metadata.labels))
+        keys.push_back(informer::meta_namespace_key(*d));
+    } catch (const std::exception&) {
+      keys.push_back(informer::meta_namespace_key(*d));  // its reconcile reports the bad selector
+    }
+  }
+  return keys;
+}
+
+std::vector<std::string> Reconciler::deployments_for_node(const std::string& node_name) const {
+  std::vector<std::string> keys;
+  for (const auto& pod : caches_.pods.by_index(kPodsByNodeIndex, node_name)) {
+    for (auto& key : deployments_for_pod(*pod)) {
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+    }
+  }
+  return keys;
+}
+
+}  // namespace rg::op

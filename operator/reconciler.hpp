@@ -1,0 +1,102 @@
+// Reconciler: one Deployment key at a time. Reads the Deployment, its pods and their nodes from
+// the informers' caches (never from the API server), asks plan_scale() what to do, and carries
+// the plan out: annotations through a merge PATCH on the Deployment, replicas through the scale
+// subresource, both guarded by resourceVersion; Events; metrics. Only the leader writes.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "client/model/deployment.hpp"
+#include "client/model/node.hpp"
+#include "client/model/pod.hpp"
+#include "informer/indexer.hpp"
+#include "operator/event_recorder.hpp"
+#include "operator/operator_metrics.hpp"
+#include "operator/scale_plan.hpp"
+
+namespace rg::op {
+
+/// The index of pods by spec.nodeName, registered on the pod informer.
+inline constexpr std::string_view kPodsByNodeIndex = "spec.nodeName";
+
+/// Writes to Deployments; the API server in production, a recorder in tests. Both calls are
+/// conditional on `resource_version` and throw client::ApiError (Conflict, NotFound, ...).
+class DeploymentWriter {
+ public:
+  virtual ~DeploymentWriter() = default;
+  /// Merge-patches metadata.annotations (std::nullopt removes a key); returns the new
+  /// resourceVersion.
+  virtual boost::asio::awaitable<std::string> patch_annotations(
+      const std::string& namespace_, const std::string& name, const std::string& resource_version,
+      const std::vector<std::pair<std::string, std::optional<std::string>>>& annotations) = 0;
+  /// Sets spec.replicas through the scale subresource.
+  virtual boost::asio::awaitable<void> scale(const std::string& namespace_, const std::string& name,
+                                             const std::string& resource_version,
+                                             std::int32_t replicas) = 0;
+};
+
+/// The caches the reconciler reads.
+struct Caches {
+  const informer::Indexer<client::Deployment>& deployments;
+  const informer::Indexer<client::Pod>& pods;  ///< with the kPodsByNodeIndex index
+  const informer::Indexer<client::Node>& nodes;
+  /// The name of a HorizontalPodAutoscaler targeting the Deployment, if any (may be empty).
+  std::function<std::optional<std::string>(const std::string& namespace_, const std::string& name)>
+      hpa_for;
+};
+
+struct ReconcilerConfig {
+  PolicyConfig policy;
+  std::chrono::milliseconds node_grace_period{std::chrono::seconds(30)};
+  double max_unhealthy_node_fraction = 0.55;
+  bool dry_run = false;
+};
+
+/// What the worker does with the key afterwards.
+struct ReconcileOutcome {
+  enum class Next { done, retry, after } next = Next::done;  ///< retry = rate-limited requeue
+  std::chrono::milliseconds after{0};
+};
+
+class Reconciler {
+ public:
+  Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& events,
+             OperatorMetrics* metrics, ReconcilerConfig config, std::function<bool()> may_write);
+
+  /// Reconciles "namespace/name". Never throws except for cancellation: failures become a
+  /// retry, logged and counted.
+  boost::asio::awaitable<ReconcileOutcome> reconcile(const std::string& key);
+
+  /// The keys of the opted-in (or still annotated) Deployments whose selector matches `pod`.
+  std::vector<std::string> deployments_for_pod(const client::Pod& pod) const;
+  /// The same for every pod on `node_name`.
+  std::vector<std::string> deployments_for_node(const std::string& node_name) const;
+
+ private:
+  boost::asio::awaitable<ReconcileOutcome> reconcile_existing(const client::Deployment& deployment);
+  boost::asio::awaitable<void> carry_out(const client::Deployment& deployment,
+                                         const ScalePlan& plan);
+  ClusterFacts cluster_facts(const std::string& key);
+  ReplicaAssessment assess(const client::Deployment& deployment,
+                           std::chrono::milliseconds grace) const;
+
+  Caches caches_;
+  DeploymentWriter& writer_;
+  EventRecorder& events_;
+  OperatorMetrics* metrics_;
+  ReconcilerConfig config_;
+  std::function<bool()> may_write_;
+  std::mutex memory_mutex_;
+  std::map<std::string, PlanMemory, std::less<>> memory_;
+};
+
+}  // namespace rg::op

@@ -1,0 +1,240 @@
+// The Reconciler against filled caches and a recording writer: what it reads, what it writes and
+// in which order, dry-run and standby never writing, conflicts retried, and the handlers' mapping
+// from pods and nodes to Deployment keys.
+#include <doctest/doctest.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include "client/rest/api_error.hpp"
+#include "informer/index_funcs.hpp"
+#include "operator/annotations.hpp"
+#include "operator/leader_election.hpp"
+#include "operator/reconciler.hpp"
+
+namespace asio = boost::asio;
+using namespace rg;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Write {
+  std::string what;  // "annotate" or "scale"
+  std::string resource_version;
+  std::vector<std::pair<std::string, std::optional<std::string>>> annotations;
+  std::int32_t replicas = 0;
+};
+
+struct RecordingWriter final : op::DeploymentWriter {
+  std::vector<Write> writes;
+  bool conflict = false;
+  asio::awaitable<std::string> patch_annotations(
+      const std::string&, const std::string&, const std::string& rv,
+      const std::vector<std::pair<std::string, std::optional<std::string>>>& annotations) override {
+    if (conflict)
+      throw client::ApiError(
+          409, client::Status{
+                   .status = "Failure", .message = "modified", .reason = "Conflict", .code = 409});
+    writes.push_back({"annotate", rv, annotations, 0});
+    co_return rv + "+1";
+  }
+  asio::awaitable<void> scale(const std::string&, const std::string&, const std::string& rv,
+                              std::int32_t replicas) override {
+    if (conflict)
+      throw client::ApiError(
+          409, client::Status{
+                   .status = "Failure", .message = "modified", .reason = "Conflict", .code = 409});
+    writes.push_back({"scale", rv, {}, replicas});
+    co_return;
+  }
+};
+
+struct NullSink final : op::EventSink {
+  std::vector<client::Event> events;
+  asio::awaitable<void> create(const client::Event& e) override {
+    events.push_back(e);
+    co_return;
+  }
+  asio::awaitable<void> update_count(const client::Event& e) override {
+    events.push_back(e);
+    co_return;
+  }
+};
+
+std::shared_ptr<const client::Deployment> deployment(std::int32_t replicas,
+                                                     client::Labels annotations) {
+  auto d = std::make_shared<client::Deployment>();
+  d->metadata.namespace_ = "shop";
+  d->metadata.name = "web";
+  d->metadata.uid = "uid-web";
+  d->metadata.resource_version = "10";
+  d->metadata.annotations = std::move(annotations);
+  d->spec.replicas = replicas;
+  d->spec.selector.match_labels = {{"app", "web"}};
+  return d;
+}
+
+std::shared_ptr<const client::Pod> pod(std::string name, std::string node, bool ready,
+                                       std::string app = "web") {
+  auto p = std::make_shared<client::Pod>();
+  p->metadata.namespace_ = "shop";
+  p->metadata.name = std::move(name);
+  p->metadata.labels = {{"app", std::move(app)}};
+  p->spec.node_name = std::move(node);
+  p->status.conditions.push_back({.type = "Ready", .status = ready ? "True" : "False"});
+  return p;
+}
+
+std::shared_ptr<const client::Node> node(std::string name, std::string ready,
+                                         std::string since = "2020-01-01T00:00:00Z") {
+  auto n = std::make_shared<client::Node>();
+  n->metadata.name = std::move(name);
+  n->status.conditions.push_back(
+      {.type = "Ready", .status = std::move(ready), .last_transition_time = std::move(since)});
+  return n;
+}
+
+struct World {
+  informer::Indexer<client::Deployment> deployments;
+  informer::Indexer<client::Pod> pods{[] {
+    auto indexers = informer::default_indexers<client::Pod>();
+    indexers.emplace(
+        std::string(op::kPodsByNodeIndex),
+        informer::index_by<client::Pod>([](const client::Pod& p) { return p.spec.node_name; }));
+    return indexers;
+  }()};
+  informer::Indexer<client::Node> nodes;
+  RecordingWriter writer;
+  NullSink sink;
+  op::EventRecorder events{sink, {}};
+  bool leader = true;
+
+  op::ReconcileOutcome reconcile(op::ReconcilerConfig config = {}) {
+    op::Reconciler reconciler(op::Caches{deployments, pods, nodes, {}}, writer, events, nullptr,
+                              config, [this] { return leader; });
+    asio::io_context io;
+    op::ReconcileOutcome outcome;
+    asio::co_spawn(io, reconciler.reconcile("shop/web"),
+                   [&](std::exception_ptr e, op::ReconcileOutcome o) {
+                     if (e) std::rethrow_exception(e);
+                     outcome = o;
+                   });
+    io.run();
+    return outcome;
+  }
+
+  // Three pods of web, the third on a node that failed long ago.
+  void cluster_with_failed_node() {
+    nodes.add(node("node-1", "True"));
+    nodes.add(node("node-2", "True"));
+    nodes.add(node("node-3", "Unknown"));
+    pods.add(pod("web-a", "node-1", true));
+    pods.add(pod("web-b", "node-2", true));
+    pods.add(pod("web-c", "node-3", true));
+    pods.add(pod("api-a", "node-3", true, "api"));
+  }
+};
+
+const client::Labels kManaged{{std::string(op::kEnabledAnnotation), "true"},
+                              {std::string(op::kDesiredAnnotation), "3"},
+                              {std::string(op::kAppliedAnnotation), "3"}};
+
+}  // namespace
+
+TEST_CASE("first sight writes the desired annotation, nothing else") {
+  World w;
+  w.cluster_with_failed_node();
+  w.deployments.add(deployment(3, {{std::string(op::kEnabledAnnotation), "true"}}));
+  const auto outcome = w.reconcile();
+  CHECK(outcome.next == op::ReconcileOutcome::Next::done);
+  REQUIRE(w.writer.writes.size() == 1);
+  CHECK(w.writer.writes[0].what == "annotate");
+  CHECK(w.writer.writes[0].resource_version == "10");
+  REQUIRE(w.sink.events.size() == 1);
+  CHECK(w.sink.events[0].reason == "DesiredReplicasRecorded");
+}
+
+TEST_CASE("a pod stranded on a failed node: annotate, then scale with the new resourceVersion") {
+  World w;
+  w.cluster_with_failed_node();
+  w.deployments.add(deployment(3, kManaged));
+  w.reconcile();
+  REQUIRE(w.writer.writes.size() == 2);
+  CHECK(w.writer.writes[0].what == "annotate");
+  CHECK(w.writer.writes[0].annotations.at(0).second == "4");
+  CHECK(w.writer.writes[1].what == "scale");
+  CHECK(w.writer.writes[1].replicas == 4);
+  CHECK(w.writer.writes[1].resource_version == "10+1");
+  REQUIRE(w.sink.events.size() == 1);
+  CHECK(w.sink.events[0].reason == "ScaledUpForStrandedPods");
+  CHECK(w.sink.events[0].involved_object.name == "web");
+  CHECK(w.sink.events[0].message == "scaling 3 -> 4: 1 pods stranded on failed nodes node-3");
+}
+
+TEST_CASE("dry-run and a standby never write, but report") {
+  SUBCASE("dry-run") {
+    World w;
+    w.cluster_with_failed_node();
+    w.deployments.add(
+        deployment(3, {{std::string(op::kEnabledAnnotation), "true"}}));  // not even recorded
+    op::ReconcilerConfig config;
+    config.dry_run = true;
+    w.reconcile(config);
+    CHECK(w.writer.writes.empty());
+    REQUIRE(w.sink.events.size() == 1);
+    CHECK(w.sink.events[0].message.find("dry-run, not done: scaling 3 -> 4") == 0);
+  }
+  SUBCASE("standby") {
+    World w;
+    w.leader = false;
+    w.cluster_with_failed_node();
+    w.deployments.add(deployment(3, kManaged));
+    w.reconcile();
+    CHECK(w.writer.writes.empty());
+  }
+}
+
+TEST_CASE("a conflict asks for a rate-limited retry") {
+  World w;
+  w.cluster_with_failed_node();
+  w.deployments.add(deployment(3, kManaged));
+  w.writer.conflict = true;
+  CHECK(w.reconcile().next == op::ReconcileOutcome::Next::retry);
+}
+
+TEST_CASE("a Deployment gone from the cache is done with") {
+  World w;
+  CHECK(w.reconcile().next == op::ReconcileOutcome::Next::done);
+  CHECK(w.writer.writes.empty());
+}
+
+TEST_CASE("pods on a node within the grace period ask to be looked at again") {
+  World w;
+  w.nodes.add(node("node-1", "True"));
+  // Failed five seconds ago: within the default 30 s grace.
+  w.nodes.add(node("node-2", "False", op::format_micro_time(std::chrono::system_clock::now() - 5s)));
+  w.pods.add(pod("web-a", "node-1", true));
+  w.pods.add(pod("web-b", "node-2", true));
+  w.deployments.add(deployment(2, {{std::string(op::kEnabledAnnotation), "true"},
+                                   {std::string(op::kDesiredAnnotation), "2"},
+                                   {std::string(op::kAppliedAnnotation), "2"}}));
+  const auto outcome = w.reconcile();
+  CHECK(w.writer.writes.empty());
+  CHECK(outcome.next == op::ReconcileOutcome::Next::after);
+}
+
+TEST_CASE("handlers map pods and nodes to the Deployments that select them") {
+  World w;
+  w.cluster_with_failed_node();
+  w.deployments.add(deployment(3, kManaged));
+  auto plain = std::make_shared<client::Deployment>(*deployment(1, {}));
+  plain->metadata.name = "not-opted-in";
+  w.deployments.add(plain);
+  op::Reconciler reconciler(op::Caches{w.deployments, w.pods, w.nodes, {}}, w.writer, w.events,
+                            nullptr, {}, [] { return true; });
+  CHECK(reconciler.deployments_for_pod(*pod("web-x", "node-1", true)) ==
+        std::vector<std::string>{"shop/web"});
+  CHECK(reconciler.deployments_for_pod(*pod("api-x", "node-1", true, "api")).empty());
+  CHECK(reconciler.deployments_for_node("node-3") == std::vector<std::string>{"shop/web"});
+  CHECK(reconciler.deployments_for_node("node-9").empty());
+}
