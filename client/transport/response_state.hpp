@@ -13,7 +13,7 @@
 namespace rg::client {
 
 struct BodyReader::State {
-  static constexpr std::size_t kChunkSize = 64 * 1024;
+  static constexpr std::size_t kChunkSize = std::size_t{64} * 1024;
 
   explicit State(ConnectionLease lease) : lease(std::move(lease)) {}
 
