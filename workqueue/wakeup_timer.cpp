@@ -6,7 +6,7 @@
 namespace rg::workqueue::detail {
 
 struct WakeupTimer::Impl {
-  explicit Impl(boost::asio::any_io_executor executor) : timer(std::move(executor)) {}
+  explicit Impl(const boost::asio::any_io_executor& executor) : timer(executor) {}
   boost::asio::steady_timer timer;
 };
 

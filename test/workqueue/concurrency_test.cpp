@@ -80,14 +80,16 @@ TEST_CASE("several threads hammering one queue keep its guarantees") {
                                           {.name = "hammer", .metrics = provider});
   Ledger ledger;
   for (int w = 0; w < kWorkers; ++w) {
-    asio::co_spawn(io, worker(q, ledger), [](std::exception_ptr e) {
+    asio::co_spawn(io, worker(q, ledger), [](const std::exception_ptr& e) {
       if (e) std::rethrow_exception(e);
     });
   }
   std::vector<std::thread> io_threads;
+  io_threads.reserve(kIoThreads);
   for (int i = 0; i < kIoThreads; ++i) io_threads.emplace_back([&] { io.run(); });
 
   std::vector<std::thread> producers;
+  producers.reserve(kProducers);
   for (int p = 0; p < kProducers; ++p) {
     producers.emplace_back([&, p] {
       for (int i = 0; i < kAddsPerProducer; ++i) {

@@ -204,15 +204,16 @@ TEST_CASE("cancelling a waiting get() throws operation_aborted and takes no key"
   auto q = StringQueue::create();
   asio::cancellation_signal signal;
   bool aborted = false;
-  asio::co_spawn(io, get_one(q),
-                 asio::bind_cancellation_slot(
-                     signal.slot(), [&](std::exception_ptr e, std::optional<std::string>) {
-                       try {
-                         if (e) std::rethrow_exception(e);
-                       } catch (const boost::system::system_error& err) {
-                         aborted = err.code() == asio::error::operation_aborted;
-                       }
-                     }));
+  asio::co_spawn(
+      io, get_one(q),
+      asio::bind_cancellation_slot(
+          signal.slot(), [&](const std::exception_ptr& e, const std::optional<std::string>&) {
+            try {
+              if (e) std::rethrow_exception(e);
+            } catch (const boost::system::system_error& err) {
+              aborted = err.code() == asio::error::operation_aborted;
+            }
+          }));
   io.poll();
   signal.emit(asio::cancellation_type::terminal);
   io.run();
@@ -230,7 +231,7 @@ TEST_CASE("cancelling a shut_down_with_drain wait leaves the queue shut down") {
   asio::cancellation_signal signal;
   bool aborted = false;
   asio::co_spawn(io, q->shut_down_with_drain(),
-                 asio::bind_cancellation_slot(signal.slot(), [&](std::exception_ptr e) {
+                 asio::bind_cancellation_slot(signal.slot(), [&](const std::exception_ptr& e) {
                    try {
                      if (e) std::rethrow_exception(e);
                    } catch (const boost::system::system_error& err) {

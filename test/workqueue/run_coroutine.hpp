@@ -29,12 +29,12 @@ struct Outcome<void> {
 template <class T>
 void spawn(boost::asio::io_context& io, boost::asio::awaitable<T> coro, Outcome<T>& out) {
   if constexpr (std::is_void_v<T>) {
-    boost::asio::co_spawn(io, std::move(coro), [&out](std::exception_ptr e) {
+    boost::asio::co_spawn(io, std::move(coro), [&out](const std::exception_ptr& e) {
       out.finished = true;
       out.error = e;
     });
   } else {
-    boost::asio::co_spawn(io, std::move(coro), [&out](std::exception_ptr e, T v) {
+    boost::asio::co_spawn(io, std::move(coro), [&out](const std::exception_ptr& e, T v) {
       out.finished = true;
       out.error = e;
       if (!e) out.value = std::move(v);
