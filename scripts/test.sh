@@ -10,7 +10,7 @@ builddir=build
 opts=()
 for arg in "$@"; do
   case "$arg" in
-    --sanitize) builddir=build-asan; opts+=(-Db_sanitize=address,undefined -Db_lundef=false) ;;
+    --sanitize) builddir=build-asan; opts+=(-Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false) ;;
     *) echo "test.sh: unknown argument '$arg' (expected --sanitize)" >&2; exit 2 ;;
   esac
 done
