@@ -76,18 +76,24 @@ Corpus make_corpus(std::size_t pods) {
   return corpus;
 }
 
-// Runs `body` (one pass over the corpus) repeatedly for about `seconds`, returning the best pass.
-double best_seconds(const std::function<void()>& body, double seconds = 1.0) {
-  double best = 1e9;
+struct Case {
+  const char* name;
+  std::size_t bytes;
+  std::function<void()> pass;  // one pass over the corpus
+  double best = 1e9;           // seconds
+};
+
+// Runs every case once per round, for at least `rounds` rounds and `seconds` in all, keeping each
+// case's best pass: interleaving keeps the ratios fair on a machine whose load varies.
+void run(std::vector<Case>& cases, int rounds, double seconds) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
-  int runs = 0;
-  do {
-    const auto start = Clock::now();
-    body();
-    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
-    ++runs;
-  } while (runs < 3 || Clock::now() < deadline);
-  return best;
+  for (int round = 0; round < rounds || Clock::now() < deadline; ++round) {
+    for (auto& c : cases) {
+      const auto start = Clock::now();
+      c.pass();
+      c.best = std::min(c.best, std::chrono::duration<double>(Clock::now() - start).count());
+    }
+  }
 }
 
 volatile std::size_t g_sink = 0;
@@ -106,59 +112,65 @@ void report(const char* name, std::size_t bytes, std::size_t events, double seco
 int main(int argc, char** argv) {
   const std::size_t pods = argc > 1 ? std::stoul(argv[1]) : 2000;
   const std::size_t chunk = argc > 2 ? std::stoul(argv[2]) : 16384;
+  const int rounds = 5;
+  const double seconds = argc > 3 ? std::stod(argv[3]) : 10.0;
   const Corpus corpus = make_corpus(pods);
   const std::size_t bytes = corpus.stream.size();
   std::printf(
       "%zu realistic pods, %.0f bytes of JSON each on average; watch stream %.1f MB fed in "
-      "%zu-byte chunks\n\n",
+      "%zu-byte chunks; best of >= %d interleaved rounds over %.0f s\n\n",
       pods, static_cast<double>(corpus.pod_bytes) / static_cast<double>(pods),
-      static_cast<double>(bytes) / 1e6, chunk);
+      static_cast<double>(bytes) / 1e6, chunk, rounds, seconds);
 
-  const double tokenizer = best_seconds([&] {
-    boost::json::basic_parser<NullHandler> parser(boost::json::parse_options{});
-    for (const auto& event : corpus.events) {
-      parser.reset();
-      boost::json::error_code ec;
-      g_sink = g_sink + parser.write_some(false, event.data(), event.size(), ec);
-    }
-  });
-  const double dom = best_seconds([&] {
-    for (const auto& event : corpus.events) {
-      g_sink = g_sink + boost::json::parse(event).as_object().size();
-    }
-  });
-  const double dom_mbps = static_cast<double>(bytes) / dom / 1e6;
-
-  auto watch = [&](auto tag) {
+  const std::string_view stream = corpus.stream;
+  const std::string_view list_body = corpus.list;
+  auto watch_pass = [&](auto tag) {
     using T = typename decltype(tag)::type;
-    return best_seconds([&] {
+    return [&] {
       rg::client::WatchDecoder<T> decoder;
       std::vector<rg::client::WatchEvent<T>> events;
-      for (std::size_t at = 0; at < corpus.stream.size(); at += chunk) {
-        decoder.feed(std::string_view(corpus.stream).substr(at, chunk), events);
+      for (std::size_t at = 0; at < stream.size(); at += chunk) {
+        decoder.feed(stream.substr(at, chunk), events);
         g_sink = g_sink + events.size();
         events.clear();
       }
       decoder.finish();
-    });
+    };
   };
-  const double typed = watch(std::type_identity<rg::client::Pod>{});
-  const double unstructured = watch(std::type_identity<rg::client::Unstructured>{});
-  const double list = best_seconds([&] {
-    rg::client::ListDecoder<rg::client::Pod> decoder;
-    std::vector<std::shared_ptr<const rg::client::Pod>> items;
-    for (std::size_t at = 0; at < corpus.list.size(); at += chunk) {
-      decoder.feed(std::string_view(corpus.list).substr(at, chunk), items);
-      g_sink = g_sink + items.size();
-      items.clear();
-    }
-    g_sink = g_sink + decoder.finish().resource_version.size();
-  });
-
-  report("tokenizer only (basic_parser, null handler)", bytes, pods, tokenizer, dom_mbps);
-  report("bare DOM parse (boost::json::parse)", bytes, pods, dom, dom_mbps);
-  report("WatchDecoder<Pod> (typed projection)", bytes, pods, typed, dom_mbps);
-  report("WatchDecoder<Unstructured>", bytes, pods, unstructured, dom_mbps);
-  report("ListDecoder<Pod> (PodList body)", corpus.list.size(), pods, list, dom_mbps);
+  std::vector<Case> cases{
+      {"tokenizer only (basic_parser, null handler)", bytes,
+       [&] {
+         boost::json::basic_parser<NullHandler> parser(boost::json::parse_options{});
+         for (const auto& event : corpus.events) {
+           parser.reset();
+           boost::json::error_code ec;
+           g_sink = g_sink + parser.write_some(false, event.data(), event.size(), ec);
+         }
+       }},
+      {"bare DOM parse (boost::json::parse)", bytes,
+       [&] {
+         for (const auto& event : corpus.events) {
+           g_sink = g_sink + boost::json::parse(event).as_object().size();
+         }
+       }},
+      {"WatchDecoder<Pod> (typed projection)", bytes,
+       watch_pass(std::type_identity<rg::client::Pod>{})},
+      {"WatchDecoder<Unstructured>", bytes,
+       watch_pass(std::type_identity<rg::client::Unstructured>{})},
+      {"ListDecoder<Pod> (PodList body)", list_body.size(),
+       [&] {
+         rg::client::ListDecoder<rg::client::Pod> decoder;
+         std::vector<std::shared_ptr<const rg::client::Pod>> items;
+         for (std::size_t at = 0; at < list_body.size(); at += chunk) {
+           decoder.feed(list_body.substr(at, chunk), items);
+           g_sink = g_sink + items.size();
+           items.clear();
+         }
+         g_sink = g_sink + decoder.finish().resource_version.size();
+       }},
+  };
+  run(cases, rounds, seconds);
+  const double dom_mbps = static_cast<double>(cases[1].bytes) / cases[1].best / 1e6;
+  for (const auto& c : cases) report(c.name, c.bytes, pods, c.best, dom_mbps);
   return 0;
 }

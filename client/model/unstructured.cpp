@@ -6,6 +6,7 @@
 
 #include "client/model/codec.hpp"
 #include "client/model/decode_error.hpp"
+#include "client/model/dom_sink.hpp"
 #include "client/model/json_reader.hpp"
 
 namespace rg::client {
@@ -31,6 +32,23 @@ std::optional<std::string_view> entry_of(const boost::json::object* map, std::st
   return std::string_view(value->get_string());
 }
 
+std::string_view json_type_name(const boost::json::value& value) {
+  switch (value.kind()) {
+    case boost::json::kind::object:
+      return detail::name_of(detail::JsonType::kObject);
+    case boost::json::kind::array:
+      return detail::name_of(detail::JsonType::kArray);
+    case boost::json::kind::string:
+      return detail::name_of(detail::JsonType::kString);
+    case boost::json::kind::bool_:
+      return detail::name_of(detail::JsonType::kBoolean);
+    case boost::json::kind::null:
+      return detail::name_of(detail::JsonType::kNull);
+    default:
+      return detail::name_of(detail::JsonType::kNumber);
+  }
+}
+
 Labels labels_of(const boost::json::object* map) {
   Labels labels;
   if (map == nullptr) return labels;
@@ -41,84 +59,30 @@ Labels labels_of(const boost::json::object* map) {
   return labels;
 }
 
-// Collects the value into a DOM, then checks it is an object (with metadata if required) and
-// moves it into the target Unstructured.
-class UnstructuredSink final : public detail::ValueSink {
+// Builds the value as a DOM, then checks it is an object (with metadata if required) and moves
+// it into the target Unstructured.
+class UnstructuredSink final : public detail::DomSink {
  public:
-  explicit UnstructuredSink(bool require_metadata)
-      : dom_(detail::make_dom_sink()), require_metadata_(require_metadata) {}
-
-  void start(void* target) override {
-    target_ = static_cast<Unstructured*>(target);
-    depth_ = 0;
-    dom_->start(&value_);
-  }
-  bool object_begin() override {
-    ++depth_;
-    return dom_->object_begin();
-  }
-  bool object_end(std::size_t size) override {
-    if (!dom_->object_end(size)) return false;
-    return --depth_ == 0 ? complete() : true;
-  }
-  bool array_begin() override {
-    if (depth_ == 0) return not_object(detail::JsonType::kArray);
-    ++depth_;
-    return dom_->array_begin();
-  }
-  bool array_end(std::size_t size) override {
-    --depth_;
-    return dom_->array_end(size);
-  }
-  bool key(std::string_view key) override { return dom_->key(key); }
-  bool string(std::string_view value) override {
-    return depth_ == 0 ? not_object(detail::JsonType::kString) : dom_->string(value);
-  }
-  bool int64(std::int64_t value) override {
-    return depth_ == 0 ? not_object(detail::JsonType::kNumber) : dom_->int64(value);
-  }
-  bool uint64(std::uint64_t value) override {
-    return depth_ == 0 ? not_object(detail::JsonType::kNumber) : dom_->uint64(value);
-  }
-  bool float64(double value) override {
-    return depth_ == 0 ? not_object(detail::JsonType::kNumber) : dom_->float64(value);
-  }
-  bool boolean(bool value) override {
-    return depth_ == 0 ? not_object(detail::JsonType::kBoolean) : dom_->boolean(value);
-  }
-  bool null() override { return depth_ == 0 ? not_object(detail::JsonType::kNull) : dom_->null(); }
-  const detail::SinkError& error() const override { return error_; }
+  explicit UnstructuredSink(bool require_metadata) : require_metadata_(require_metadata) {}
 
  private:
-  bool not_object(detail::JsonType got) {
-    error_ = {{}, "expected object, got " + std::string(detail::name_of(got))};
-    return false;
-  }
-
-  bool complete() {
-    auto& object = value_.as_object();
+  bool complete(boost::json::value&& value) override {
+    auto* object = value.if_object();
+    if (object == nullptr) {
+      return fail({}, "expected object, got " + std::string(json_type_name(value)));
+    }
     if (require_metadata_) {
-      const auto* metadata = object.if_contains("metadata");
-      if (metadata == nullptr) {
-        error_ = {{}, "missing required field \"metadata\""};
-        return false;
-      }
+      const auto* metadata = object->if_contains("metadata");
+      if (metadata == nullptr) return fail({}, "missing required field \"metadata\"");
       if (!metadata->is_object()) {
-        error_ = {"metadata", "expected object, got " +
-                                  std::string(metadata->is_array() ? "array" : "a scalar")};
-        return false;
+        return fail("metadata", "expected object, got " + std::string(json_type_name(*metadata)));
       }
     }
-    target_->object() = std::move(object);
+    static_cast<Unstructured*>(target())->object() = std::move(*object);
     return true;
   }
 
-  std::unique_ptr<detail::ValueSink> dom_;
   bool require_metadata_;
-  boost::json::value value_;
-  Unstructured* target_ = nullptr;
-  std::size_t depth_ = 0;
-  detail::SinkError error_;
 };
 
 }  // namespace

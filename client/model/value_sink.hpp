@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace boost::json {
 class value;
@@ -34,9 +35,15 @@ std::string join_path(std::string_view prefix, std::string_view path);
 /// value's events at all, so skipped subtrees cost the tokenizer and nothing else.
 class ValueSink {
  public:
+  ValueSink() = default;
+  ValueSink(const ValueSink&) = delete;
+  ValueSink& operator=(const ValueSink&) = delete;
   virtual ~ValueSink() = default;
   /// Installs the driver's skip flag; drivers call this before delivering events.
   void set_skip_flag(bool* skip_next) noexcept { skip_next_ = skip_next; }
+  /// Drivers without a flag of their own (replay) use the sink's: reads and clears a request.
+  void use_own_skip_flag() noexcept { skip_next_ = &own_skip_next_; }
+  bool take_skip_request() noexcept { return std::exchange(*skip_next_, false); }
   /// Starts a new value, decoded into `target` (an object of the type the sink decodes).
   virtual void start(void* target) = 0;
   virtual bool object_begin() = 0;
@@ -58,15 +65,13 @@ class ValueSink {
   bool* skip_flag() const noexcept { return skip_next_; }
 
  private:
-  bool* skip_next_ = nullptr;
+  bool own_skip_next_ = false;
+  bool* skip_next_ = &own_skip_next_;
 };
 
 /// Emits the events of an existing DOM value into `sink` (honouring its skip requests); false
 /// when the sink rejects it.
 bool replay(const boost::json::value& value, ValueSink& sink);
-
-/// A sink building a boost::json::value (the target) losslessly.
-std::unique_ptr<ValueSink> make_dom_sink();
 
 /// The JSON type name of an event, for messages: "string", "number", "object"...
 enum class JsonType { kObject, kArray, kString, kNumber, kBoolean, kNull };

@@ -28,7 +28,8 @@ bool EnvelopeSink::routed(bool ok) {
   if (!ok) {
     const SinkError& inner = route_->error();
     std::string prefix(route_path_);
-    if (route_index_ != kNoIndex) prefix += "[" + std::to_string(route_index_) + "]";
+    if (route_index_ != kNoIndex)
+      prefix.append("[").append(std::to_string(route_index_)).append("]");
     return fail(join_path(prefix, inner.path), inner.message);
   }
   return true;

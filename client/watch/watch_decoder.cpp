@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "client/model/decode_error.hpp"
+#include "client/model/dom_sink.hpp"
 #include "client/model/json_reader.hpp"
 #include "client/watch/envelope_sink.hpp"
 
@@ -75,7 +76,7 @@ class StringSink final : public ValueSink {
 class WatchEnvelope final : public EnvelopeSink {
  public:
   explicit WatchEnvelope(ObjectCodec codec)
-      : codec_(codec), object_sink_(codec.make_sink()), dom_sink_(make_dom_sink()) {}
+      : codec_(codec), object_sink_(codec.make_sink()), dom_sink_(std::make_unique<DomSink>()) {}
 
   void start(void*) override {
     reset_routing();
