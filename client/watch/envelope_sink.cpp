@@ -25,14 +25,17 @@ void EnvelopeSink::reset_routing() {
 bool EnvelopeSink::begin_value(JsonType type) { return route_ != nullptr || own_value(type); }
 
 bool EnvelopeSink::routed(bool ok) {
-  if (!ok) {
-    const SinkError& inner = route_->error();
-    std::string prefix(route_path_);
-    if (route_index_ != kNoIndex)
-      prefix.append("[").append(std::to_string(route_index_)).append("]");
-    return fail(join_path(prefix, inner.path), inner.message);
-  }
-  return true;
+  if (ok) [[likely]]
+    return true;
+  return routed_failed();
+}
+
+// Out of line: the error path is cold.
+bool EnvelopeSink::routed_failed() {
+  const SinkError& inner = route_->error();
+  std::string prefix(route_path_);
+  if (route_index_ != kNoIndex) prefix.append("[").append(std::to_string(route_index_)).append("]");
+  return fail(join_path(prefix, inner.path), inner.message);
 }
 
 bool EnvelopeSink::after_scalar(bool ok) {

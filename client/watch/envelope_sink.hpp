@@ -53,6 +53,7 @@ class EnvelopeSink : public ValueSink {
  private:
   bool begin_value(JsonType type);
   bool routed(bool ok);
+  [[gnu::noinline, gnu::cold]] bool routed_failed();
   bool after_scalar(bool ok);
   bool after_end(bool ok);
 
