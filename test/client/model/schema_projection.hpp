@@ -19,8 +19,8 @@ inline bool is_empty(const boost::json::value& value) {
   return false;
 }
 
-/// The kept fields of `in` (a JSON object) in schema order, leaving out what the encoder leaves
-/// out (nulls, empty strings, empty collections).
+/// The kept fields of `in` (a JSON object) in schema order, as the encoder writes them: nulls,
+/// empty strings and empty collections left out, absent non-optional numbers and booleans zero.
 inline boost::json::object project(const boost::json::object& in,
                                    const detail::StructDesc& schema) {
   using detail::FieldKind;
@@ -29,7 +29,13 @@ inline boost::json::object project(const boost::json::object& in,
   if (!schema.kind.empty()) out["kind"] = schema.kind;
   for (const auto& field : schema.fields) {
     const auto* value = in.if_contains(field.key);
-    if (value == nullptr || is_empty(*value)) continue;
+    if (value == nullptr || value->is_null()) {
+      // A non-optional number or boolean holds its zero value when absent, and is encoded.
+      if (field.kind == FieldKind::kInt64 || field.kind == FieldKind::kInt32) out[field.key] = 0;
+      if (field.kind == FieldKind::kBool) out[field.key] = false;
+      continue;
+    }
+    if (is_empty(*value)) continue;
     switch (field.kind) {
       case FieldKind::kStruct:
       case FieldKind::kOptStruct: {
