@@ -1,0 +1,230 @@
+// ApiServer: routing and the single-object verbs (see api_server.hpp).
+#include "sim/api_server.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "sim/api_error.hpp"
+#include "sim/body.hpp"
+#include "sim/list_options.hpp"
+#include "sim/object_encoder.hpp"
+#include "sim/patch.hpp"
+#include "sim/request_info.hpp"
+#include "sim/responses.hpp"
+
+namespace rg::sim {
+namespace {
+
+namespace json = boost::json;
+
+bool allows(const std::vector<std::string>& verbs, std::string_view verb) {
+  return std::find(verbs.begin(), verbs.end(), verb) != verbs.end();
+}
+
+std::string verb_method(std::string_view verb) {
+  if (verb == "create") return "POST";
+  if (verb == "update") return "PUT";
+  if (verb == "patch") return "PATCH";
+  if (verb == "delete" || verb == "deletecollection") return "DELETE";
+  return "GET";
+}
+
+WriteContext write_context(const HttpRequest& request) {
+  WriteContext context;
+  if (auto manager = request.param("fieldManager"))
+    context.field_manager = std::string(*manager);
+  else
+    context.field_manager = manager_from_user_agent(request.header("user-agent"));
+  return context;
+}
+
+DeleteOptions delete_options(const HttpRequest& request) {
+  DeleteOptions options;
+  if (auto policy = request.param("propagationPolicy")) options.propagation_policy = std::string(*policy);
+  if (request.body.empty()) return options;
+  auto value = parse_json_or_yaml(request.body);
+  if (!value.is_object()) throw errors::bad_request("the request body must be a DeleteOptions object");
+  const auto& body = value.get_object();
+  if (const auto* p = body.if_contains("propagationPolicy"); p != nullptr && p->is_string())
+    options.propagation_policy = std::string(p->get_string());
+  if (const auto* pre = body.if_contains("preconditions"); pre != nullptr && pre->is_object()) {
+    if (const auto* uid = pre->get_object().if_contains("uid"); uid != nullptr && uid->is_string())
+      options.precondition_uid = std::string(uid->get_string());
+    if (const auto* rv = pre->get_object().if_contains("resourceVersion"); rv != nullptr && rv->is_string())
+      options.precondition_resource_version = std::string(rv->get_string());
+  }
+  return options;
+}
+
+std::string success_status(const ResourceType& type, const StoredObject& object) {
+  client::Status status;
+  status.status = "Success";
+  status.details = client::StatusDetails{object.name, type.group, type.resource, object.uid, {}, 0};
+  return json::serialize(client::to_json(status));
+}
+
+}  // namespace
+
+ApiServer::ApiServer(Registry& registry, ApiServerOptions options, std::string server_address)
+    : registry_(registry),
+      options_(std::move(options)),
+      discovery_(registry.table(), options_.version, std::move(server_address)) {}
+
+boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStream& stream) {
+  std::optional<client::Status> failure;
+  try {
+    if (hook_ && co_await hook_(request, stream)) co_return;
+    if (auto response = discovery_.serve(request)) {
+      co_await stream.send(*response);
+      co_return;
+    }
+    co_await handle_resource(request, stream);
+  } catch (const ApiError& error) {
+    failure = error.status();
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const boost::system::system_error&) {
+    throw;  // the connection failed: nothing to answer
+  } catch (const std::exception& error) {
+    failure = errors::internal(error.what()).status();
+  }
+  if (failure) {
+    HttpResponse response = status_response(*failure);
+    co_await stream.send(response);
+  }
+}
+
+boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request, ResponseStream& stream) {
+  const RequestInfo info = parse_request_info(request);
+  if (!info.is_resource_request) throw errors::path_not_found();
+  const ResourceType* found = registry_.table().find(info.group, info.version, info.resource);
+  if (found == nullptr) throw errors::path_not_found();
+  const ResourceType& type = *found;
+  const bool is_namespaces = type.group.empty() && type.resource == "namespaces";
+  std::string ns = type.namespaced ? info.namespace_ : "";
+  if (!type.namespaced && !info.namespace_.empty() && !is_namespaces) throw errors::path_not_found();
+  const std::string& verb = info.verb;
+  if (type.namespaced && ns.empty() && verb != "list" && verb != "watch") throw errors::path_not_found();
+  const std::string& sub = info.subresource;
+  const SubresourceType* subresource = sub.empty() ? nullptr : type.subresource(sub);
+  if (!sub.empty() && subresource == nullptr) throw errors::path_not_found();
+  const auto& verbs = subresource != nullptr ? subresource->verbs : type.verbs;
+  if (!allows(verbs, verb)) throw errors::method_not_allowed(verb_method(verb), type);
+
+  const Negotiation negotiation = negotiate(request);
+  if (verb == "list") {
+    co_await serve_list(registry_, type, ns, request, stream, negotiation);
+    co_return;
+  }
+  if (verb == "watch") {
+    co_await serve_watch(registry_, type, ns, request, stream, negotiation, options_.watch);
+    co_return;
+  }
+  auto reply = [&](int code, const StoredObject& object) -> HttpResponse {
+    if (negotiation.table && sub.empty()) {
+      auto encoder = make_table_encoder(type, negotiation.table_api_version, negotiation.include_object);
+      ChunkBuilder chunk;
+      chunk.add_owned(encoder->list_header(object.resource_version, "", std::nullopt));
+      auto pinned = std::make_shared<StoredObject>(object);
+      encoder->list_item(pinned, chunk);
+      chunk.add(encoder->list_footer());
+      return json_response(code, chunk.joined());
+    }
+    if (sub == "scale") return json_response(code, json::serialize(registry_.view_of(object, sub)));
+    return json_response(code, object.typed_json());
+  };
+
+  if (verb == "get") {
+    auto object = registry_.store().get(type, ns, info.name);
+    if (!object) throw errors::not_found(type, info.name);
+    HttpResponse response = reply(200, *object);
+    co_await stream.send(response);
+  } else if (verb == "create" && sub == "binding") {
+    auto binding = parse_object_body(request, "Binding", "v1");
+    registry_.bind(ns, info.name, binding);
+    client::Status status;
+    status.status = "Success";
+    status.code = 201;
+    HttpResponse response = json_response(201, json::serialize(client::to_json(status)));
+    co_await stream.send(response);
+  } else if (verb == "create") {
+    auto body = parse_object_body(request, type.kind, type.group_version());
+    auto object = registry_.create(type, ns, std::move(body), write_context(request));
+    HttpResponse response = reply(201, *object);
+    co_await stream.send(response);
+  } else if (verb == "update") {
+    const bool scale = sub == "scale";
+    auto body = parse_object_body(request, scale ? "Scale" : type.kind,
+                                  scale ? "autoscaling/v1" : type.group_version());
+    auto intent = [&](json::object) { return body; };
+    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request));
+    HttpResponse response = reply(200, *object);
+    co_await stream.send(response);
+  } else if (verb == "patch") {
+    auto patch_kind = patch_type_from(request.header("content-type"));
+    if (patch_kind == PatchType::kApply)
+      throw errors::unsupported_media_type(
+          "application/json-patch+json, application/merge-patch+json, "
+          "application/strategic-merge-patch+json");
+    if (request.param("force"))
+      throw errors::invalid("meta.k8s.io", "PatchOptions", "",
+                            {{"FieldValueForbidden", "force", "Forbidden: may not be specified for non-apply patch"}});
+    auto patch = parse_json_or_yaml(request.body);
+    const std::string kind = sub == "scale" ? "Scale" : type.kind;
+    auto intent = [&](json::object current) -> json::object {
+      json::value result;
+      switch (patch_kind) {
+        case PatchType::kMerge:
+          result = merge_patch(std::move(current), patch);
+          break;
+        case PatchType::kJson:
+          result = json_patch(std::move(current), patch);
+          break;
+        default:
+          result = strategic_merge_patch(std::move(current), patch, kind);
+          break;
+      }
+      if (!result.is_object()) throw errors::bad_request("the patch result is not an object");
+      return std::move(result.get_object());
+    };
+    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request));
+    HttpResponse response = reply(200, *object);
+    co_await stream.send(response);
+  } else if (verb == "delete") {
+    auto result = registry_.remove(type, ns, info.name, delete_options(request));
+    const bool return_object = !result.deleted || (type.group.empty() && type.resource == "pods");
+    HttpResponse response = return_object ? reply(200, *result.object)
+                                          : json_response(200, success_status(type, *result.object));
+    co_await stream.send(response);
+  } else if (verb == "deletecollection") {
+    ListOptions list_options = parse_list_options(request, type, false);
+    auto options = delete_options(request);
+    auto encoder = make_json_encoder(type);
+    ChunkBuilder chunk;
+    chunk.add_owned(encoder->list_header(registry_.store().resource_version(), "", std::nullopt));
+    bool first = true;
+    const auto existing = registry_.store().list(type, ns);
+    for (const auto& object : existing->items) {
+      if (!list_options.selection.empty() && !list_options.selection.matches(*object)) continue;
+      DeleteResult result;
+      try {
+        result = registry_.remove(type, object->namespace_, object->name, options);
+      } catch (const ApiError& error) {
+        if (error.code() == 404) continue;  // deleted meanwhile (a cascade)
+        throw;
+      }
+      if (!first) chunk.add(",");
+      first = false;
+      encoder->list_item(result.object, chunk);
+    }
+    chunk.add(encoder->list_footer());
+    HttpResponse response = json_response(200, chunk.joined());
+    co_await stream.send(response);
+  } else {
+    throw errors::method_not_allowed(verb_method(verb), type);
+  }
+}
+
+}  // namespace rg::sim

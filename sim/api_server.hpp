@@ -1,0 +1,45 @@
+// ApiServer: the request handler of kube-sim -- routes discovery/OpenAPI/version, the admin
+// endpoint and resource requests (get, list, watch, create, update, patch, delete,
+// deletecollection, subresources) to the registry, and answers errors as Status objects.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include <functional>
+#include <memory>
+
+#include "sim/collection_handlers.hpp"
+#include "sim/discovery.hpp"
+#include "sim/http_types.hpp"
+#include "sim/registry.hpp"
+
+namespace rg::sim {
+
+struct ApiServerOptions {
+  WatchSettings watch;
+  VersionInfo version;
+};
+
+/// Runs before each request; returns true when it answered the request itself (admin endpoint,
+/// injected faults).
+using RequestHook = std::function<boost::asio::awaitable<bool>(HttpRequest&, ResponseStream&)>;
+
+class ApiServer {
+ public:
+  ApiServer(Registry& registry, ApiServerOptions options, std::string server_address);
+
+  void set_hook(RequestHook hook) { hook_ = std::move(hook); }
+
+  /// The HttpHandler: never throws for API errors (they become Status responses).
+  boost::asio::awaitable<void> handle(HttpRequest& request, ResponseStream& stream);
+
+ private:
+  boost::asio::awaitable<void> handle_resource(HttpRequest& request, ResponseStream& stream);
+
+  Registry& registry_;
+  ApiServerOptions options_;
+  Discovery discovery_;
+  RequestHook hook_;
+};
+
+}  // namespace rg::sim

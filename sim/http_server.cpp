@@ -1,0 +1,268 @@
+// HttpServer: the Beast side -- accept loop, per-connection coroutines (plain and TLS), request
+// parsing with a body limit, complete and chunked responses.
+#include "sim/http_server.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <cctype>
+#include <map>
+#include <mutex>
+
+namespace rg::sim {
+namespace {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using asio::use_awaitable;
+using tcp = asio::ip::tcp;
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+template <class Stream>
+class Connection final : public ResponseStream,
+                         public std::enable_shared_from_this<Connection<Stream>> {
+ public:
+  template <class... Args>
+  explicit Connection(Args&&... args) : stream_(std::forward<Args>(args)...) {}
+
+  tcp::socket& socket() { return beast::get_lowest_layer(stream_).socket(); }
+  Stream& stream() { return stream_; }
+
+  asio::awaitable<void> run(const HttpServerOptions& options, const HttpHandler& handler) {
+    if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
+      co_await stream_.async_handshake(asio::ssl::stream_base::server, use_awaitable);
+    }
+    for (;;) {
+      http::request_parser<http::string_body> parser;
+      parser.body_limit(options.body_limit);
+      boost::system::error_code ec;
+      co_await http::async_read(stream_, buffer_, parser, asio::redirect_error(use_awaitable, ec));
+      if (ec == http::error::body_limit) {
+        co_await send_too_large(options.body_limit);
+        co_await drain();
+        co_return;
+      }
+      if (ec) co_return;
+      auto message = parser.release();
+      HttpRequest request;
+      request.method = std::string(message.method_string());
+      request.target = std::string(message.target());
+      parse_target(request.target, request.path, request.query);
+      for (const auto& field : message)
+        request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
+      request.body = std::move(message.body());
+      keep_alive_ = message.keep_alive();
+      started_ = false;
+      co_await handler(request, *this);
+      if (!keep_alive_) break;
+    }
+    beast::error_code ignored;
+    socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+
+  asio::awaitable<void> send(HttpResponse& response) override {
+    http::response<http::string_body> message{static_cast<http::status>(response.status), 11};
+    message.set(http::field::server, "kube-sim");
+    for (auto& [name, value] : response.headers) message.set(name, value);
+    message.body() = std::move(response.body);
+    message.keep_alive(keep_alive_);
+    message.prepare_payload();
+    started_ = true;
+    co_await http::async_write(stream_, message, use_awaitable);
+  }
+
+  asio::awaitable<void> begin(int status, const Headers& headers) override {
+    http::response<http::empty_body> message{static_cast<http::status>(status), 11};
+    message.set(http::field::server, "kube-sim");
+    for (auto& [name, value] : headers) message.set(name, value);
+    message.keep_alive(keep_alive_);
+    message.chunked(true);
+    http::response_serializer<http::empty_body> serializer{message};
+    started_ = true;
+    co_await http::async_write_header(stream_, serializer, use_awaitable);
+  }
+
+  asio::awaitable<void> chunk(std::span<const std::string_view> parts) override {
+    buffers_.clear();
+    for (auto part : parts)
+      if (!part.empty()) buffers_.emplace_back(part.data(), part.size());
+    if (buffers_.empty()) co_return;
+    co_await asio::async_write(stream_, http::make_chunk(buffers_), use_awaitable);
+  }
+
+  asio::awaitable<void> end() override {
+    co_await asio::async_write(stream_, http::make_chunk_last(), use_awaitable);
+  }
+
+  asio::awaitable<void> wait_closed() override {
+    co_await socket().async_wait(tcp::socket::wait_read, use_awaitable);
+  }
+
+  asio::any_io_executor executor() override { return socket().get_executor(); }
+
+  bool started() const { return started_; }
+
+ private:
+  asio::awaitable<void> send_too_large(std::size_t limit) {
+    keep_alive_ = false;
+    HttpResponse response;
+    response.status = 413;
+    response.headers = {{"Content-Type", "application/json"}};
+    response.body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
+                    R"("message":"Request entity too large: limit is )" +
+                    std::to_string(limit) + R"(","reason":"RequestEntityTooLarge","code":413})";
+    co_await send(response);
+  }
+
+  // Reads and discards what the client still sends (up to a bound), so closing does not reset
+  // the connection before the client has read the answer.
+  asio::awaitable<void> drain() {
+    beast::error_code ec;
+    socket().shutdown(tcp::socket::shutdown_send, ec);
+    std::vector<char> sink(64 * 1024);
+    for (std::size_t total = 0; total < 64 * 1024 * 1024;) {
+      auto n = co_await socket().async_read_some(asio::buffer(sink), asio::redirect_error(use_awaitable, ec));
+      if (ec) break;
+      total += n;
+    }
+  }
+
+  Stream stream_;
+  beast::flat_buffer buffer_;
+  std::vector<asio::const_buffer> buffers_;
+  bool keep_alive_ = true;
+  bool started_ = false;
+};
+
+}  // namespace
+
+struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
+  Impl(asio::io_context& io, HttpServerOptions options, HttpHandler handler)
+      : io(io), options(std::move(options)), handler(std::move(handler)), acceptor(io) {}
+
+  asio::io_context& io;
+  HttpServerOptions options;
+  HttpHandler handler;
+  tcp::acceptor acceptor;
+  std::mutex mutex;
+  std::map<std::uint64_t, std::function<void()>> closers;
+  std::uint64_t next_id = 0;
+  unsigned short port = 0;
+
+  std::uint64_t track(std::function<void()> closer) {
+    std::lock_guard lock(mutex);
+    closers.emplace(++next_id, std::move(closer));
+    return next_id;
+  }
+  void untrack(std::uint64_t id) {
+    std::lock_guard lock(mutex);
+    closers.erase(id);
+  }
+  void close_all() {
+    std::map<std::uint64_t, std::function<void()>> all;
+    {
+      std::lock_guard lock(mutex);
+      all = closers;
+    }
+    for (auto& [id, close] : all) close();
+  }
+
+  template <class Stream>
+  asio::awaitable<void> serve(std::shared_ptr<Connection<Stream>> connection) {
+    std::weak_ptr<Connection<Stream>> weak = connection;
+    auto executor = connection->executor();
+    auto id = track([weak, executor] {
+      asio::post(executor, [weak] {
+        if (auto alive = weak.lock()) {
+          beast::error_code ignored;
+          alive->socket().shutdown(tcp::socket::shutdown_both, ignored);
+          alive->socket().close(ignored);
+        }
+      });
+    });
+    try {
+      co_await connection->run(options, handler);
+    } catch (const boost::system::system_error& error) {
+      spdlog::debug("kube-sim: connection ended: {}", error.what());
+    } catch (const std::exception& error) {
+      spdlog::warn("kube-sim: request failed after the response started: {}", error.what());
+    }
+    untrack(id);
+  }
+
+  asio::awaitable<void> accept_loop() {
+    auto self = shared_from_this();
+    for (;;) {
+      boost::system::error_code ec;
+      tcp::socket socket(asio::make_strand(io));
+      co_await acceptor.async_accept(socket, asio::redirect_error(use_awaitable, ec));
+      if (ec) {
+        if (!acceptor.is_open()) co_return;
+        spdlog::warn("kube-sim: accept failed: {}", ec.message());
+        continue;
+      }
+      socket.set_option(tcp::no_delay(true), ec);
+      auto executor = socket.get_executor();
+      if (options.tls) {
+        using TlsStream = asio::ssl::stream<beast::tcp_stream>;
+        auto connection =
+            std::make_shared<Connection<TlsStream>>(beast::tcp_stream(std::move(socket)), *options.tls);
+        asio::co_spawn(executor, serve(std::move(connection)), asio::detached);
+      } else {
+        auto connection = std::make_shared<Connection<beast::tcp_stream>>(std::move(socket));
+        asio::co_spawn(executor, serve(std::move(connection)), asio::detached);
+      }
+    }
+  }
+};
+
+HttpServer::HttpServer(asio::io_context& io, HttpServerOptions options, HttpHandler handler)
+    : impl_(std::make_shared<Impl>(io, std::move(options), std::move(handler))) {
+  auto address = asio::ip::make_address(impl_->options.address);
+  tcp::endpoint endpoint(address, impl_->options.port);
+  impl_->acceptor.open(endpoint.protocol());
+  impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
+  impl_->acceptor.bind(endpoint);
+  impl_->acceptor.listen();
+  impl_->port = impl_->acceptor.local_endpoint().port();
+}
+
+HttpServer::~HttpServer() = default;
+
+unsigned short HttpServer::port() const { return impl_->port; }
+
+bool HttpServer::tls() const { return impl_->options.tls != nullptr; }
+
+void HttpServer::start() {
+  asio::co_spawn(impl_->acceptor.get_executor(), impl_->accept_loop(), asio::detached);
+}
+
+void HttpServer::stop() {
+  asio::post(impl_->acceptor.get_executor(), [impl = impl_] {
+    beast::error_code ignored;
+    impl->acceptor.close(ignored);
+  });
+  impl_->close_all();
+}
+
+void HttpServer::close_connections() { impl_->close_all(); }
+
+}  // namespace rg::sim

@@ -1,0 +1,66 @@
+// Request target parsing and header/parameter lookup.
+#include "sim/http_types.hpp"
+
+#include <algorithm>
+
+namespace rg::sim {
+namespace {
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+std::optional<std::string_view> HttpRequest::param(std::string_view name) const {
+  for (const auto& [key, value] : query)
+    if (key == name) return std::string_view(value);
+  return std::nullopt;
+}
+
+std::string_view HttpRequest::header(std::string_view name) const {
+  for (const auto& [key, value] : headers)
+    if (key == name) return value;
+  return {};
+}
+
+std::string url_decode(std::string_view text, bool plus_is_space) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '%' && i + 2 < text.size() &&
+        hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+      i += 2;
+    } else if (c == '+' && plus_is_space) {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void parse_target(std::string_view target, std::string& path,
+                  std::vector<std::pair<std::string, std::string>>& query) {
+  auto question = target.find('?');
+  path = url_decode(target.substr(0, question), false);
+  if (question == std::string_view::npos) return;
+  std::string_view rest = target.substr(question + 1);
+  while (!rest.empty()) {
+    auto amp = rest.find('&');
+    std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    if (pair.empty()) continue;
+    auto eq = pair.find('=');
+    query.emplace_back(url_decode(pair.substr(0, eq), true),
+                       eq == std::string_view::npos ? std::string()
+                                                    : url_decode(pair.substr(eq + 1), true));
+  }
+}
+
+}  // namespace rg::sim

@@ -1,0 +1,202 @@
+// ListOptions parsing and validation (apimachinery internalversion/validation), selectors, and
+// the continue token codec (apiserver pkg/storage/continue.go).
+#include "sim/list_options.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+#include "client/labels/selector_error.hpp"
+#include "sim/api_error.hpp"
+
+namespace rg::sim {
+namespace {
+
+constexpr std::string_view kBase64Url =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+std::string base64url_encode(std::string_view data) {
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < data.size(); i += 3) {
+    std::uint32_t n = (std::uint8_t(data[i]) << 16) | (std::uint8_t(data[i + 1]) << 8) |
+                      std::uint8_t(data[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out += kBase64Url[(n >> shift) & 63];
+  }
+  if (std::size_t left = data.size() - i; left > 0) {
+    std::uint32_t n = std::uint8_t(data[i]) << 16;
+    if (left == 2) n |= std::uint8_t(data[i + 1]) << 8;
+    out += kBase64Url[(n >> 18) & 63];
+    out += kBase64Url[(n >> 12) & 63];
+    if (left == 2) out += kBase64Url[(n >> 6) & 63];
+  }
+  return out;
+}
+
+std::optional<std::string> base64url_decode(std::string_view text) {
+  std::string out;
+  std::uint32_t buffer = 0;
+  int bits = 0;
+  for (char c : text) {
+    if (c == '=') break;
+    auto pos = kBase64Url.find(c);
+    if (pos == std::string_view::npos) return std::nullopt;
+    buffer = (buffer << 6) | static_cast<std::uint32_t>(pos);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out += static_cast<char>((buffer >> bits) & 0xFF);
+    }
+  }
+  return out;
+}
+
+bool parse_bool(std::string_view name, std::string_view value) {
+  if (value == "true" || value == "1" || value == "True") return true;
+  if (value == "false" || value == "0" || value == "False" || value.empty()) return false;
+  throw errors::bad_request(fmt::format("invalid value for {}: \"{}\": expected true or false", name,
+                                        value));
+}
+
+std::int64_t parse_int(std::string_view name, std::string_view value) {
+  std::int64_t number = 0;
+  auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
+  if (ec != std::errc() || end != value.data() + value.size())
+    throw errors::bad_request(fmt::format("invalid value for {}: \"{}\": not an integer", name, value));
+  return number;
+}
+
+FieldError forbidden(std::string field, std::string_view detail) {
+  return {"FieldValueForbidden", std::move(field), fmt::format("Forbidden: {}", detail)};
+}
+
+FieldError not_supported(std::string field, std::string_view value, std::string_view supported) {
+  return {"FieldValueNotSupported", std::move(field),
+          fmt::format("Unsupported value: \"{}\": supported values: {}", value, supported)};
+}
+
+void validate(const ListOptions& options) {
+  std::vector<FieldError> problems;
+  const auto& match = options.resource_version_match;
+  if (options.watch) {
+    if (options.send_initial_events && match != "NotOlderThan")
+      problems.push_back(forbidden("resourceVersionMatch",
+                                   "sendInitialEvents requires setting resourceVersionMatch to "
+                                   "NotOlderThan"));
+    if (!match.empty()) {
+      if (!options.send_initial_events)
+        problems.push_back(forbidden("resourceVersionMatch",
+                                     "resourceVersionMatch is forbidden for watch unless "
+                                     "sendInitialEvents is provided"));
+      if (match != "NotOlderThan")
+        problems.push_back(not_supported("resourceVersionMatch", match, "\"NotOlderThan\""));
+      if (!options.continue_token.empty())
+        problems.push_back(
+            forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+    }
+  } else {
+    if (!match.empty()) {
+      if (!options.resource_version || options.resource_version->empty())
+        problems.push_back(forbidden("resourceVersionMatch",
+                                     "resourceVersionMatch is forbidden unless resourceVersion is "
+                                     "provided"));
+      if (!options.continue_token.empty())
+        problems.push_back(
+            forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+      if (match == "Exact" && options.resource_version == "0")
+        problems.push_back(forbidden("resourceVersionMatch",
+                                     "resourceVersionMatch \"exact\" is forbidden for "
+                                     "resourceVersion \"0\""));
+      if (match != "Exact" && match != "NotOlderThan")
+        problems.push_back(
+            not_supported("resourceVersionMatch", match, "\"Exact\", \"NotOlderThan\""));
+    }
+    if (options.send_initial_events)
+      problems.push_back(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+  }
+  if (!problems.empty()) throw errors::invalid("meta.k8s.io", "ListOptions", "", problems);
+}
+
+}  // namespace
+
+bool Selection::matches(const StoredObject& object) const {
+  if (!labels.matches(object.labels)) return false;
+  return fields.matches([&](std::string_view field) { return object.field(field); });
+}
+
+std::uint64_t parse_resource_version(std::string_view text) {
+  std::uint64_t number = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw errors::bad_request(fmt::format("invalid resource version \"{}\": not a number", text));
+  return number;
+}
+
+ListOptions parse_list_options(const HttpRequest& request, const ResourceType& type, bool watch) {
+  ListOptions options;
+  options.watch = watch;
+  try {
+    if (auto labels = request.param("labelSelector"))
+      options.selection.labels = client::LabelSelector::parse(*labels);
+    if (auto fields = request.param("fieldSelector"))
+      options.selection.fields = client::FieldSelector::parse(*fields);
+  } catch (const client::SelectorError& error) {
+    throw errors::bad_request(error.what());
+  }
+  for (const auto& requirement : options.selection.fields.requirements()) {
+    const auto& field = requirement.field;
+    if (field != "metadata.name" && field != "metadata.namespace" &&
+        std::find(type.selectable_fields.begin(), type.selectable_fields.end(), field) ==
+            type.selectable_fields.end())
+      throw errors::bad_request(fmt::format("field label not supported: {}", field));
+  }
+  if (auto rv = request.param("resourceVersion")) options.resource_version = std::string(*rv);
+  if (auto match = request.param("resourceVersionMatch"))
+    options.resource_version_match = std::string(*match);
+  if (auto limit = request.param("limit")) options.limit = std::max<std::int64_t>(0, parse_int("limit", *limit));
+  if (auto token = request.param("continue")) options.continue_token = std::string(*token);
+  if (auto bookmarks = request.param("allowWatchBookmarks"))
+    options.allow_watch_bookmarks = parse_bool("allowWatchBookmarks", *bookmarks);
+  if (auto initial = request.param("sendInitialEvents"))
+    options.send_initial_events = parse_bool("sendInitialEvents", *initial);
+  if (auto timeout = request.param("timeoutSeconds"))
+    options.timeout_seconds = parse_int("timeoutSeconds", *timeout);
+  validate(options);
+  return options;
+}
+
+std::string encode_continue(std::uint64_t resource_version, std::string_view next_key) {
+  boost::json::object token;
+  token["v"] = "meta.k8s.io/v1";
+  token["rv"] = static_cast<std::int64_t>(resource_version);
+  std::string start(next_key);
+  start.push_back('\0');
+  token["start"] = start;
+  return base64url_encode(boost::json::serialize(token));
+}
+
+ContinueToken decode_continue(std::string_view token) {
+  auto invalid = [&](std::string_view why) {
+    return errors::bad_request(fmt::format("continue key is not valid: {}", why));
+  };
+  auto decoded = base64url_decode(token);
+  if (!decoded) throw invalid("illegal base64 data");
+  boost::system::error_code ec;
+  auto json = boost::json::parse(*decoded, ec);
+  if (ec || !json.is_object()) throw invalid("not a JSON object");
+  const auto& object = json.get_object();
+  const auto* version = object.if_contains("v");
+  if (version == nullptr || !version->is_string() || version->get_string() != "meta.k8s.io/v1")
+    throw invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  const auto* rv = object.if_contains("rv");
+  const auto* start = object.if_contains("start");
+  if (rv == nullptr || !rv->is_int64() || start == nullptr || !start->is_string())
+    throw invalid("missing rv or start");
+  if (rv->get_int64() <= 0) throw invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  return {static_cast<std::uint64_t>(rv->get_int64()), std::string(start->get_string())};
+}
+
+}  // namespace rg::sim

@@ -1,0 +1,51 @@
+// The plain JSON ObjectEncoder: stored bytes are written as they are.
+#include "sim/object_encoder.hpp"
+
+#include <fmt/format.h>
+
+namespace rg::sim {
+namespace {
+
+class JsonEncoder final : public ObjectEncoder {
+ public:
+  explicit JsonEncoder(const ResourceType& type) : type_(type) {}
+
+  std::string list_header(std::uint64_t resource_version, std::string_view continue_token,
+                          std::optional<std::int64_t> remaining) override {
+    return fmt::format(R"({{"kind":"{}","apiVersion":"{}",{},"items":[)", type_.list_kind(),
+                       type_.group_version(), list_metadata(resource_version, continue_token, remaining));
+  }
+
+  void list_item(const ObjectPtr& object, ChunkBuilder& out) override {
+    out.add(object->body);
+    out.pin(object);
+  }
+
+  void watch_event(std::string_view type, const ObjectPtr& object, ChunkBuilder& out) override {
+    out.add_owned(fmt::format(R"({{"type":"{}","object":)", type));
+    out.add(object->type_meta_prefix());
+    out.add(std::string_view(object->body).substr(1));
+    out.add("}\n");
+    out.pin(object);
+  }
+
+ private:
+  const ResourceType& type_;
+};
+
+}  // namespace
+
+std::string list_metadata(std::uint64_t resource_version, std::string_view continue_token,
+                          std::optional<std::int64_t> remaining) {
+  std::string out = fmt::format(R"("metadata":{{"resourceVersion":"{}")", resource_version);
+  if (!continue_token.empty()) out += fmt::format(R"(,"continue":"{}")", continue_token);
+  if (remaining) out += fmt::format(R"(,"remainingItemCount":{})", *remaining);
+  out += "}";
+  return out;
+}
+
+std::unique_ptr<ObjectEncoder> make_json_encoder(const ResourceType& type) {
+  return std::make_unique<JsonEncoder>(type);
+}
+
+}  // namespace rg::sim

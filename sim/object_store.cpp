@@ -1,0 +1,288 @@
+// Store: versioned objects, event history, watch fan-out and list snapshots.
+#include "sim/object_store.hpp"
+
+#include <boost/json.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <ctime>
+#include <mutex>
+
+#include "sim/api_error.hpp"
+
+namespace rg::sim {
+namespace {
+
+namespace json = boost::json;
+
+json::object& metadata_of(json::object& object) {
+  auto& metadata = object["metadata"];
+  if (!metadata.is_object()) metadata = json::object();
+  return metadata.get_object();
+}
+
+std::string string_at(const json::object& object, std::string_view key) {
+  const auto* value = object.if_contains(key);
+  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
+}
+
+bool is_deleting_without_finalizers(const json::object& metadata) {
+  if (!metadata.contains("deletionTimestamp")) return false;
+  const auto* finalizers = metadata.if_contains("finalizers");
+  return finalizers == nullptr || !finalizers->is_array() || finalizers->get_array().empty();
+}
+
+// The keys of namespace `ns` form the range ["ns/", "ns0") ('0' follows '/').
+std::pair<std::string, std::string> namespace_range(std::string_view ns) {
+  return {std::string(ns) + "/", std::string(ns) + "0"};
+}
+
+}  // namespace
+
+std::string rfc3339_now() {
+  std::time_t now = std::time(nullptr);
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+Store::Store(StoreOptions options) : options_(options), random_(std::random_device{}()) {}
+
+std::uint64_t Store::resource_version() const {
+  std::shared_lock lock(mutex_);
+  return resource_version_;
+}
+
+Store::TypeState& Store::state(const ResourceType& type) { return types_[&type]; }
+
+const Store::TypeState* Store::find_state(const ResourceType& type) const {
+  auto it = types_.find(&type);
+  return it == types_.end() ? nullptr : &it->second;
+}
+
+ObjectPtr Store::get(const ResourceType& type, std::string_view namespace_,
+                     std::string_view name) const {
+  std::shared_lock lock(mutex_);
+  const auto* state = find_state(type);
+  if (state == nullptr) return nullptr;
+  auto it = state->objects.find(object_key(type.namespaced ? namespace_ : "", name));
+  return it == state->objects.end() ? nullptr : it->second;
+}
+
+ObjectListPtr Store::collect(const TypeState& state, std::string_view namespace_,
+                             std::uint64_t resource_version) const {
+  auto list = std::make_shared<ObjectList>();
+  list->resource_version = resource_version;
+  auto begin = state.objects.begin();
+  auto end = state.objects.end();
+  if (!namespace_.empty()) {
+    auto [low, high] = namespace_range(namespace_);
+    begin = state.objects.lower_bound(low);
+    end = state.objects.lower_bound(high);
+  }
+  list->items.reserve(static_cast<std::size_t>(std::distance(begin, end)));
+  for (auto it = begin; it != end; ++it) list->items.push_back(it->second);
+  return list;
+}
+
+ObjectListPtr Store::list(const ResourceType& type, std::string_view namespace_) const {
+  std::shared_lock lock(mutex_);
+  const auto* state = find_state(type);
+  if (state == nullptr) return std::make_shared<ObjectList>(ObjectList{resource_version_, {}});
+  return collect(*state, namespace_, resource_version_);
+}
+
+ObjectListPtr Store::list_at(const ResourceType& type, std::string_view namespace_,
+                             std::uint64_t resource_version,
+                             std::string_view expired_message) const {
+  std::shared_lock lock(mutex_);
+  if (resource_version > resource_version_)
+    throw errors::too_large_resource_version(resource_version, resource_version_);
+  const auto* state = find_state(type);
+  if (state == nullptr) return std::make_shared<ObjectList>(ObjectList{resource_version, {}});
+  if (resource_version < state->compacted) throw errors::expired(expired_message);
+  if (state->last_change <= resource_version) return collect(*state, namespace_, resource_version);
+  auto it = state->snapshots.find({std::string(namespace_), resource_version});
+  if (it == state->snapshots.end()) throw errors::expired(expired_message);
+  return it->second.list;
+}
+
+void Store::keep_snapshot(const ResourceType& type, std::string_view namespace_,
+                          ObjectListPtr list) {
+  std::unique_lock lock(mutex_);
+  auto& snapshots = state(type).snapshots;
+  const auto now = std::chrono::steady_clock::now();
+  std::erase_if(snapshots, [&](const auto& entry) {
+    return now - entry.second.taken > options_.snapshot_ttl;
+  });
+  while (snapshots.size() >= options_.max_snapshots && !snapshots.empty()) {
+    auto oldest = std::min_element(snapshots.begin(), snapshots.end(), [](auto& a, auto& b) {
+      return a.second.taken < b.second.taken;
+    });
+    snapshots.erase(oldest);
+  }
+  auto rv = list->resource_version;
+  snapshots.insert_or_assign({std::string(namespace_), rv}, Snapshot{std::move(list), now});
+}
+
+std::string Store::new_uid() {
+  std::uniform_int_distribution<std::uint64_t> any;
+  std::uint64_t high = any(random_);
+  std::uint64_t low = any(random_);
+  high = (high & ~0xF000ull) | 0x4000ull;                       // version 4
+  low = (low & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;  // RFC 4122 variant
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", high >> 32, (high >> 16) & 0xFFFF,
+                     high & 0xFFFF, low >> 48, low & 0xFFFFFFFFFFFFull);
+}
+
+void Store::publish(TypeState& state, StoreEvent event) {
+  const auto& ns = event.object->namespace_;
+  std::erase_if(state.watchers, [](const auto& watcher) { return watcher->closed(); });
+  for (const auto& watcher : state.watchers)
+    if (watcher->namespace_filter().empty() || watcher->namespace_filter() == ns)
+      watcher->push(event);
+  state.last_change = event.object->resource_version;
+  state.history.push_back(std::move(event));
+  while (state.history.size() > options_.watch_history) {
+    state.compacted = state.history.front().object->resource_version;
+    state.history.pop_front();
+  }
+}
+
+ObjectPtr Store::create(const ResourceType& type, json::object object) {
+  std::unique_lock lock(mutex_);
+  auto& state = this->state(type);
+  auto& metadata = metadata_of(object);
+  std::string name = string_at(metadata, "name");
+  const std::string ns = type.namespaced ? string_at(metadata, "namespace") : std::string();
+  if (name.empty()) {
+    const std::string prefix = string_at(metadata, "generateName");
+    static constexpr std::string_view kAlphabet = "bcdfghjklmnpqrstvwxz2456789";
+    std::uniform_int_distribution<std::size_t> pick(0, kAlphabet.size() - 1);
+    for (int attempt = 0; attempt < 8 && name.empty(); ++attempt) {
+      std::string candidate = prefix;
+      for (int i = 0; i < 5; ++i) candidate += kAlphabet[pick(random_)];
+      if (!state.objects.contains(object_key(ns, candidate))) name = std::move(candidate);
+    }
+    if (name.empty()) throw errors::already_exists(type, prefix);
+    metadata["name"] = name;
+  }
+  const std::string key = object_key(ns, name);
+  if (state.objects.contains(key)) throw errors::already_exists(type, name);
+  if (!type.namespaced) metadata.erase("namespace");
+  metadata["uid"] = new_uid();
+  metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
+  metadata["creationTimestamp"] = rfc3339_now();
+  auto stored = make_stored_object(type, object);
+  ++resource_version_;
+  state.objects.emplace(key, stored);
+  publish(state, {EventType::kAdded, stored, nullptr});
+  return stored;
+}
+
+ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
+                        std::string_view name, const Mutation& mutate) {
+  std::unique_lock lock(mutex_);
+  auto& state = this->state(type);
+  auto it = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
+  if (it == state.objects.end()) throw errors::not_found(type, name);
+  ObjectPtr current = it->second;
+  json::object before = current->parse();
+  json::object after = mutate(*current, before);
+  // Identity and bookkeeping fields are the store's, whatever the mutation did. (Keys are
+  // inserted before taking references into the object: insertion may reallocate.)
+  after["kind"] = before.at("kind");
+  after["apiVersion"] = before.at("apiVersion");
+  auto& metadata = metadata_of(after);
+  const auto& old_metadata = before.at("metadata").as_object();
+  for (auto field : {"name", "namespace", "uid", "creationTimestamp"}) {
+    if (const auto* value = old_metadata.if_contains(field))
+      metadata[field] = *value;
+    else
+      metadata.erase(field);
+  }
+  metadata["resourceVersion"] = old_metadata.at("resourceVersion");
+  if (after == before) return current;
+  if (is_deleting_without_finalizers(metadata)) return remove_locked(type, state, current);
+  metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
+  auto stored = make_stored_object(type, after);
+  ++resource_version_;
+  it->second = stored;
+  publish(state, {EventType::kModified, stored, current});
+  return stored;
+}
+
+ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state,
+                               const ObjectPtr& current) {
+  json::object last = current->parse();
+  metadata_of(last)["resourceVersion"] = std::to_string(resource_version_ + 1);
+  auto stored = make_stored_object(type, last);
+  ++resource_version_;
+  state.objects.erase(current->key());
+  publish(state, {EventType::kDeleted, stored, current});
+  return stored;
+}
+
+ObjectPtr Store::remove(const ResourceType& type, std::string_view namespace_,
+                        std::string_view name, const std::function<void(const StoredObject&)>& check) {
+  std::unique_lock lock(mutex_);
+  auto& state = this->state(type);
+  auto it = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
+  if (it == state.objects.end()) throw errors::not_found(type, name);
+  ObjectPtr current = it->second;
+  if (check) check(*current);
+  return remove_locked(type, state, current);
+}
+
+WatchStart Store::watch(const ResourceType& type, std::string_view namespace_,
+                        std::optional<std::uint64_t> from, boost::asio::any_io_executor executor) {
+  std::unique_lock lock(mutex_);
+  auto& state = this->state(type);
+  WatchStart start;
+  start.watcher = std::make_shared<Watcher>(std::move(executor),
+                                            type.namespaced ? std::string(namespace_) : "",
+                                            options_.watcher_capacity);
+  if (!from) {
+    start.initial = collect(state, start.watcher->namespace_filter(), resource_version_);
+  } else {
+    if (*from > resource_version_) throw errors::too_large_resource_version(*from, resource_version_);
+    if (*from < state.compacted)
+      throw errors::expired(fmt::format("too old resource version: {} ({})", *from, state.compacted));
+    auto first = std::upper_bound(state.history.begin(), state.history.end(), *from,
+                                  [](std::uint64_t rv, const StoreEvent& event) {
+                                    return rv < event.object->resource_version;
+                                  });
+    const auto& filter = start.watcher->namespace_filter();
+    for (auto it = first; it != state.history.end(); ++it)
+      if (filter.empty() || filter == it->object->namespace_) start.watcher->push(*it);
+  }
+  state.watchers.push_back(start.watcher);
+  return start;
+}
+
+void Store::unwatch(const ResourceType& type, const std::shared_ptr<Watcher>& watcher) {
+  watcher->close();
+  std::unique_lock lock(mutex_);
+  std::erase(state(type).watchers, watcher);
+}
+
+void Store::close_all_watchers() {
+  std::unique_lock lock(mutex_);
+  for (auto& [type, state] : types_) {
+    for (const auto& watcher : state.watchers) watcher->close();
+    state.watchers.clear();
+  }
+}
+
+void Store::compact() {
+  std::unique_lock lock(mutex_);
+  for (auto& [type, state] : types_) {
+    state.history.clear();
+    state.snapshots.clear();
+    state.compacted = resource_version_;
+  }
+}
+
+}  // namespace rg::sim

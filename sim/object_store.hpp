@@ -1,0 +1,134 @@
+// Store: kube-sim's storage -- every object of every resource type, one global increasing
+// resourceVersion, a bounded per-type event history for watches, and list snapshots that keep
+// paginated lists consistent. Thread-safe. In-process controllers subscribe with watch() exactly
+// as the HTTP watch handler does.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/json/object.hpp>
+
+#include <chrono>
+#include <deque>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/resource_table.hpp"
+#include "sim/stored_object.hpp"
+#include "sim/watcher.hpp"
+
+namespace rg::sim {
+
+struct StoreOptions {
+  std::size_t watch_history = 10000;      ///< events kept per resource type for watch resumes
+  std::size_t watcher_capacity = 100000;  ///< pending events before a slow watcher is closed
+  std::size_t max_snapshots = 64;         ///< paginated-list snapshots kept (oldest dropped)
+  std::chrono::seconds snapshot_ttl{300};  ///< like etcd's 5-minute compaction
+};
+
+/// Objects of one type (one namespace or all), sorted by key, as of one resourceVersion.
+struct ObjectList {
+  std::uint64_t resource_version = 0;
+  std::vector<ObjectPtr> items;
+};
+using ObjectListPtr = std::shared_ptr<const ObjectList>;
+
+/// What watch() hands back: the subscription, and for a watch that starts with the current
+/// state, that state (its resourceVersion is where the event stream continues).
+struct WatchStart {
+  std::shared_ptr<Watcher> watcher;
+  ObjectListPtr initial;  ///< null unless the initial state was asked for
+};
+
+class Store {
+ public:
+  explicit Store(StoreOptions options = {});
+
+  std::uint64_t resource_version() const;
+
+  /// The object, or null.
+  ObjectPtr get(const ResourceType& type, std::string_view namespace_,
+                std::string_view name) const;
+  /// The latest state (`namespace_` empty = all namespaces).
+  ObjectListPtr list(const ResourceType& type, std::string_view namespace_) const;
+  /// The state exactly at `resource_version`: the latest one if the type has not changed since,
+  /// else a snapshot kept by keep_snapshot(); throws 410 Expired with `expired_message` when
+  /// neither exists, 504 when the version is in the future.
+  ObjectListPtr list_at(const ResourceType& type, std::string_view namespace_,
+                        std::uint64_t resource_version, std::string_view expired_message) const;
+  /// Keeps `list` so later pages of a paginated list see the same state.
+  void keep_snapshot(const ResourceType& type, std::string_view namespace_, ObjectListPtr list);
+
+  /// Stores a new object. Fills metadata.uid, creationTimestamp, resourceVersion, and the name
+  /// from generateName. Throws ApiError AlreadyExists (or Invalid when a name cannot be made).
+  ObjectPtr create(const ResourceType& type, boost::json::object object);
+
+  /// Read-modify-write under the store lock: `mutate` gets the current object (parsed, with
+  /// kind and apiVersion) and returns the new one, or throws ApiError. An unchanged result is a
+  /// no-op (same resourceVersion, no event). A result with metadata.deletionTimestamp and no
+  /// finalizers deletes the object. Throws NotFound when absent.
+  using Mutation = std::function<boost::json::object(const StoredObject& current,
+                                                     boost::json::object object)>;
+  ObjectPtr update(const ResourceType& type, std::string_view namespace_, std::string_view name,
+                   const Mutation& mutate);
+
+  /// Deletes now. `check` (may be empty) sees the current object and may throw (preconditions).
+  /// Returns the last state, carrying the deletion's resourceVersion. Throws NotFound.
+  ObjectPtr remove(const ResourceType& type, std::string_view namespace_, std::string_view name,
+                   const std::function<void(const StoredObject&)>& check = {});
+
+  /// Subscribes to changes of `type` (in `namespace_`, empty = all). Without `from` the watch
+  /// starts with the current state (returned as `initial`); with `from` it queues every event
+  /// after that resourceVersion. Throws 410 Expired when `from` is older than the history
+  /// window and 504 when it is in the future.
+  WatchStart watch(const ResourceType& type, std::string_view namespace_,
+                   std::optional<std::uint64_t> from, boost::asio::any_io_executor executor);
+  void unwatch(const ResourceType& type, const std::shared_ptr<Watcher>& watcher);
+
+  /// Fault injection: ends every open watch now.
+  void close_all_watchers();
+  /// Fault injection: forgets all watch history and list snapshots, so resumes and continue
+  /// tokens from before now get 410 Expired.
+  void compact();
+
+ private:
+  struct Snapshot {
+    ObjectListPtr list;
+    std::chrono::steady_clock::time_point taken;
+  };
+  struct TypeState {
+    std::map<std::string, ObjectPtr, std::less<>> objects;  // by key, as etcd orders them
+    std::deque<StoreEvent> history;
+    std::uint64_t compacted = 0;    // events up to this resourceVersion are forgotten
+    std::uint64_t last_change = 0;  // resourceVersion of the newest event
+    std::vector<std::shared_ptr<Watcher>> watchers;
+    std::map<std::pair<std::string, std::uint64_t>, Snapshot> snapshots;  // (namespace, rv)
+  };
+
+  TypeState& state(const ResourceType& type);
+  const TypeState* find_state(const ResourceType& type) const;
+  ObjectListPtr collect(const TypeState& state, std::string_view namespace_,
+                        std::uint64_t resource_version) const;
+  void publish(TypeState& state, StoreEvent event);
+  std::string new_uid();
+  ObjectPtr remove_locked(const ResourceType& type, TypeState& state, const ObjectPtr& current);
+
+  StoreOptions options_;
+  mutable std::shared_mutex mutex_;
+  std::uint64_t resource_version_ = 0;
+  std::unordered_map<const ResourceType*, TypeState> types_;
+  std::mt19937_64 random_;
+};
+
+/// Now as RFC 3339 with second precision in UTC ("2026-11-29T14:00:00Z").
+std::string rfc3339_now();
+
+}  // namespace rg::sim

@@ -1,0 +1,72 @@
+// ResourceTable: every resource kube-sim serves (group, version, resource, kind, scope, short
+// names, verbs, subresources, selectable fields) -- the one source for routing, discovery and
+// OpenAPI.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rg::sim {
+
+/// A subresource such as deployments/scale; its kind may live in another group (autoscaling).
+struct SubresourceType {
+  std::string name;  ///< "status", "scale", "binding"
+  std::string group;
+  std::string version;
+  std::string kind;
+  std::vector<std::string> verbs;  ///< sorted
+};
+
+struct ResourceType {
+  std::string group;     ///< "" for the core group
+  std::string version;   ///< "v1"
+  std::string resource;  ///< plural, "deployments"
+  std::string singular;  ///< "deployment"
+  std::string kind;      ///< "Deployment"
+  bool namespaced = true;
+  std::vector<std::string> short_names;
+  std::vector<std::string> categories;
+  std::vector<std::string> verbs;  ///< sorted
+  std::vector<SubresourceType> subresources;
+  /// Field selector keys beyond metadata.name and metadata.namespace ("spec.nodeName").
+  std::vector<std::string> selectable_fields;
+  /// `{"kind":"<Kind>","apiVersion":"<group/version>",` (filled by ResourceTable): prefix of a
+  /// typed document built from a stored list item.
+  std::string type_meta_prefix;
+
+  std::string group_version() const;   ///< "v1" or "apps/v1"
+  std::string group_resource() const;  ///< "pods" or "deployments.apps" (error messages)
+  std::string group_kind() const;      ///< "Pod" or "Deployment.apps" (Invalid messages)
+  std::string list_kind() const { return kind + "List"; }
+  const SubresourceType* subresource(std::string_view name) const;
+  bool has_status() const { return subresource("status") != nullptr; }
+};
+
+/// A served group/version with its resources, in the order discovery lists them.
+struct GroupVersion {
+  std::string group;
+  std::string version;
+  std::vector<const ResourceType*> resources;
+  std::string group_version() const { return group.empty() ? version : group + "/" + version; }
+};
+
+class ResourceTable {
+ public:
+  /// The built-in resources of a Kubernetes 1.35 API server that kube-sim covers.
+  static const ResourceTable& builtin();
+
+  explicit ResourceTable(std::vector<ResourceType> types);
+
+  const ResourceType* find(std::string_view group, std::string_view version,
+                           std::string_view resource) const;
+  const ResourceType* find_kind(std::string_view group, std::string_view kind) const;
+  const std::vector<ResourceType>& types() const { return types_; }
+  const std::vector<GroupVersion>& group_versions() const { return group_versions_; }
+
+ private:
+  std::vector<ResourceType> types_;
+  std::vector<GroupVersion> group_versions_;
+};
+
+}  // namespace rg::sim

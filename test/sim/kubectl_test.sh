@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Stock kubectl against the kube-sim binary: get, apply (client- and server-side), patch, label,
+# scale, delete and get -w. Usage: kubectl_test.sh PATH/TO/kube-sim
+set -euo pipefail
+sim=$1
+here=$(cd "$(dirname "$0")" && pwd)
+kubectl=$here/../../.tools/bin/kubectl
+[[ -x $kubectl ]] || kubectl=$(command -v kubectl || true)
+if [[ -z $kubectl ]]; then echo "SKIP: no kubectl found"; exit 77; fi
+
+work=$(mktemp -d)
+sim_pid=
+cleanup() { [[ -n $sim_pid ]] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+"$sim" --port 0 --write-kubeconfig "$work/kubeconfig" >"$work/sim.log" 2>&1 &
+sim_pid=$!
+for _ in $(seq 100); do grep -q "serving on" "$work/sim.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "serving on" "$work/sim.log" || { echo "kube-sim did not start:"; cat "$work/sim.log"; exit 1; }
+
+k() { "$kubectl" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }
+fail() { echo "FAIL: $*"; exit 1; }
+expect() {  # expect <description> <needle> <haystack>
+  grep -qF -- "$2" <<<"$3" || { echo "FAIL: $1: expected '$2' in:"; echo "$3"; exit 1; }
+}
+echo "using $("$kubectl" version --client 2>/dev/null | head -1)"
+
+cat >"$work/web.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app: web}
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: c
+        image: nginx:1
+        env:
+        - {name: A, value: "1"}
+        - {name: B, value: "2"}
+YAML
+cat >"$work/cm.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm1
+data:
+  key: one
+YAML
+
+out=$(k apply -f "$work/web.yaml"); expect "apply creates" "deployment.apps/web created" "$out"
+out=$(k get deploy); expect "get shows printer columns" "UP-TO-DATE" "$out"; expect "get row" "web" "$out"
+out=$(k get deploy web -o jsonpath='{.spec.replicas}'); [[ $out == 2 ]] || fail "replicas $out"
+
+sed -i 's/nginx:1/nginx:2/; /name: B/d' "$work/web.yaml"
+out=$(k apply -f "$work/web.yaml"); expect "apply updates" "deployment.apps/web configured" "$out"
+out=$(k get deploy web -o jsonpath='{.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env[*].name}')
+[[ $out == "nginx:2 A" ]] || fail "after apply: $out"
+
+out=$(k scale deploy web --replicas=5); expect "scale" "deployment.apps/web scaled" "$out"
+out=$(k get deploy web -o jsonpath='{.spec.replicas}'); [[ $out == 5 ]] || fail "scaled replicas $out"
+
+out=$(k label deploy web tier=front); expect "label" "deployment.apps/web labeled" "$out"
+out=$(k get deploy -l tier=front -o name); [[ $out == "deployment.apps/web" ]] || fail "label selector: $out"
+
+out=$(k patch deploy web --type merge -p '{"spec":{"paused":true}}'); expect "merge patch" "patched" "$out"
+out=$(k patch deploy web --type json -p '[{"op":"replace","path":"/spec/replicas","value":3}]'); expect "json patch" "patched" "$out"
+out=$(k patch deploy web -p '{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"nginx:3"}]}}}}')
+expect "strategic patch" "patched" "$out"
+out=$(k get deploy web -o jsonpath='{.spec.replicas} {.spec.template.spec.containers[0].image}')
+[[ $out == "3 nginx:3" ]] || fail "after patches: $out"
+
+out=$(k describe deploy web); expect "describe" "nginx:3" "$out"
+
+out=$(k create -f "$work/cm.yaml"); expect "create" "configmap/cm1 created" "$out"
+out=$(k get cm); expect "generic columns" "cm1" "$out"
+out=$(k get ns); expect "namespaces" "kube-system" "$out"; expect "ns status" "Active" "$out"
+
+# get -w: the list, then the change, then the stream ends when the server-side timeout fires.
+k get cm -w --request-timeout=0 >"$work/watch.out" 2>&1 &
+watch_pid=$!
+for _ in $(seq 100); do grep -q cm1 "$work/watch.out" 2>/dev/null && break; sleep 0.1; done
+sed s/cm1/cm2/ "$work/cm.yaml" | k create -f - >/dev/null
+for _ in $(seq 100); do grep -q cm2 "$work/watch.out" 2>/dev/null && break; sleep 0.1; done
+kill "$watch_pid" 2>/dev/null || true
+expect "get -w saw the new object" "cm2" "$(cat "$work/watch.out")"
+
+out=$(k delete deploy web); expect "delete" "deployment.apps \"web\" deleted" "$out"
+out=$(k get deploy 2>&1); expect "empty after delete" "No resources found" "$out"
+out=$(k get deploy web 2>&1 || true); expect "not found" "deployments.apps \"web\" not found" "$out"
+echo "PASS"
