@@ -1,0 +1,52 @@
+// The shared informers and their indexes (see caches.hpp).
+#include "sim/cluster/caches.hpp"
+
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+namespace rg::sim::cluster {
+
+const ResourceTypes& ResourceTypes::builtin() {
+  static const ResourceTypes types = [] {
+    const auto& table = ResourceTable::builtin();
+    auto find = [&](std::string_view group, std::string_view resource) -> const ResourceType& {
+      const auto* type = table.find(group, "v1", resource);
+      if (type == nullptr)
+        throw std::logic_error("sim cluster: the resource table lacks " + std::string(resource));
+      return *type;
+    };
+    return ResourceTypes{find("", "pods"), find("", "nodes"), find("coordination.k8s.io", "leases"),
+                         find("apps", "replicasets"), find("apps", "deployments")};
+  }();
+  return types;
+}
+
+Caches::Caches(Store& store, const ResourceTypes& types, boost::asio::any_io_executor executor)
+    : pods(store, types.pods, executor),
+      nodes(store, types.nodes, executor),
+      leases(store, types.leases, executor),
+      replica_sets(store, types.replica_sets, executor),
+      deployments(store, types.deployments, executor) {
+  pods_by_node = pods.add_index([](const PodView& pod) { return pod.node_name; });
+  unscheduled_pods = pods.add_index([](const PodView& pod) {
+    return pod.node_name.empty() && pod.active() ? std::string("pending") : std::string();
+  });
+  pods_by_controller = pods.add_index(
+      [](const PodView& pod) { return pod.controller ? pod.controller->uid : std::string(); });
+  replica_sets_by_controller = replica_sets.add_index(
+      [](const ReplicaSetView& rs) { return rs.controller ? rs.controller->uid : std::string(); });
+}
+
+void Caches::start() {
+  nodes.start();
+  leases.start();
+  deployments.start();
+  replica_sets.start();
+  pods.start();
+}
+
+boost::asio::awaitable<void> Caches::run() {
+  using namespace boost::asio::experimental::awaitable_operators;
+  co_await (pods.run() && nodes.run() && leases.run() && replica_sets.run() && deployments.run());
+}
+
+}  // namespace rg::sim::cluster

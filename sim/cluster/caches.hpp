@@ -1,0 +1,53 @@
+// Caches: the informers the simulated cluster's controllers share -- one per resource type,
+// with the secondary indexes the controllers look things up by -- and the cluster-wide
+// context every controller gets (store, options, caches).
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+
+#include "sim/cluster/cluster_options.hpp"
+#include "sim/cluster/informer.hpp"
+#include "sim/cluster/views.hpp"
+
+namespace rg::sim::cluster {
+
+struct ResourceTypes {
+  const ResourceType& pods;
+  const ResourceType& nodes;
+  const ResourceType& leases;
+  const ResourceType& replica_sets;
+  const ResourceType& deployments;
+
+  static const ResourceTypes& builtin();
+};
+
+struct Caches {
+  Caches(Store& store, const ResourceTypes& types, boost::asio::any_io_executor executor);
+
+  Informer<PodView> pods;
+  Informer<NodeView> nodes;
+  Informer<LeaseView> leases;
+  Informer<ReplicaSetView> replica_sets;
+  Informer<DeploymentView> deployments;
+
+  std::size_t pods_by_node;        ///< spec.nodeName (bound pods only)
+  std::size_t unscheduled_pods;    ///< "pending" for live pods without a node
+  std::size_t pods_by_controller;  ///< the controlling owner's uid
+  std::size_t replica_sets_by_controller;
+
+  /// Lists every type (the caches are synced when this returns).
+  void start();
+  /// Runs every informer's watch until cancelled.
+  boost::asio::awaitable<void> run();
+};
+
+/// What every controller of the cluster works with.
+struct Context {
+  Store& store;
+  const ResourceTypes& types;
+  const ClusterOptions& options;
+  Caches& caches;
+  boost::asio::any_io_executor executor;  ///< the cluster's strand
+};
+
+}  // namespace rg::sim::cluster

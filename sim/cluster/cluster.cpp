@@ -1,0 +1,71 @@
+// Cluster: wiring the caches and controllers together (see cluster.hpp).
+#include "sim/cluster/cluster.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "sim/cluster/caches.hpp"
+#include "sim/cluster/deployment_controller.hpp"
+#include "sim/cluster/kubelet.hpp"
+#include "sim/cluster/node_lifecycle_controller.hpp"
+#include "sim/cluster/replica_set_controller.hpp"
+#include "sim/cluster/scheduler.hpp"
+#include "sim/cluster/taint_eviction_controller.hpp"
+
+namespace rg::sim {
+
+ClusterOptions ClusterOptions::scaled(double factor) const {
+  ClusterOptions out = *this;
+  auto scale = [factor](Duration& duration) {
+    duration = Duration(static_cast<Duration::rep>(static_cast<double>(duration.count()) * factor));
+  };
+  for (auto* duration : {&out.node_monitor_grace_period, &out.node_status_update_frequency,
+                         &out.pod_eviction_timeout, &out.pod_start_delay,
+                         &out.pod_termination_delay, &out.retry_delay})
+    scale(*duration);
+  return out;
+}
+
+struct Cluster::Impl {
+  Store& store;
+  ClusterOptions options;
+  boost::asio::strand<boost::asio::any_io_executor> strand;
+
+  boost::asio::awaitable<void> run_all() {
+    using namespace boost::asio::experimental::awaitable_operators;
+    cluster::Caches caches(store, cluster::ResourceTypes::builtin(), strand);
+    cluster::Context context{store, cluster::ResourceTypes::builtin(), options, caches, strand};
+    cluster::ReplicaSetController replica_sets(context);
+    cluster::DeploymentController deployments(context);
+    cluster::Scheduler scheduler(context);
+    cluster::Kubelets kubelets(context);
+    cluster::NodeLifecycleController node_lifecycle(context);
+    cluster::TaintEvictionController taint_eviction(context);
+    caches.start();
+    co_await (caches.run() && replica_sets.run() && deployments.run() && scheduler.run() &&
+              kubelets.run() && node_lifecycle.run() && taint_eviction.run());
+  }
+};
+
+Cluster::Cluster(Store& store, ClusterOptions options, boost::asio::any_io_executor executor)
+    : impl_(new Impl{store, std::move(options), boost::asio::make_strand(std::move(executor))}) {}
+
+Cluster::~Cluster() = default;
+
+boost::asio::awaitable<void> Cluster::run() {
+  co_await boost::asio::co_spawn(impl_->strand, impl_->run_all(), boost::asio::use_awaitable);
+}
+
+std::vector<std::string> Cluster::seed_nodes(std::size_t count) {
+  return sim::seed_nodes(impl_->store, count, impl_->options.kubelet_version);
+}
+
+void Cluster::seed_deployments(const DeploymentSeed& seed) {
+  sim::seed_deployments(impl_->store, seed);
+}
+
+const ClusterOptions& Cluster::options() const { return impl_->options; }
+
+}  // namespace rg::sim

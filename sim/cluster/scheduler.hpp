@@ -1,0 +1,31 @@
+// Scheduler: binds pending pods (no spec.nodeName, schedulerName default-scheduler) to Ready,
+// schedulable nodes whose NoSchedule/NoExecute taints the pod tolerates, spreading them
+// (fewest pods first, then by name), and sets the PodScheduled condition -- True on binding,
+// False/Unschedulable with kube-scheduler's message when no node fits; such pods are retried
+// whenever a node changes.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+
+#include <string>
+
+#include "sim/cluster/caches.hpp"
+#include "sim/cluster/work_loop.hpp"
+
+namespace rg::sim::cluster {
+
+class Scheduler {
+ public:
+  explicit Scheduler(Context& context);
+  boost::asio::awaitable<void> run();
+
+ private:
+  void sync(const std::string& key);
+  /// The node to bind to, or "" with why none fits in `reason`.
+  std::string pick_node(const PodView& pod, std::string& reason) const;
+
+  Context& context_;
+  WorkLoop loop_;
+};
+
+}  // namespace rg::sim::cluster

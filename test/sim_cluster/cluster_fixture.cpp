@@ -1,0 +1,148 @@
+// ClusterFixture (see cluster_fixture.hpp).
+#include "cluster_fixture.hpp"
+
+#include <doctest/doctest.h>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/json.hpp>
+
+#include <exception>
+
+namespace rg::sim::testing {
+namespace json = boost::json;
+
+ClusterOptions fast_options() {
+  ClusterOptions options = ClusterOptions{}.scaled(0.001);
+  options.retry_delay = std::chrono::milliseconds(5);
+  return options;
+}
+
+ClusterFixture::ClusterFixture(ClusterOptions options, std::size_t nodes)
+    : registry(store, ResourceTable::builtin()),
+      cluster(store, std::move(options), io.get_executor()) {
+  registry.bootstrap();
+  cluster.seed_nodes(nodes);
+  boost::asio::co_spawn(io, cluster.run(),
+                        boost::asio::bind_cancellation_slot(
+                            stop_.slot(), [this](std::exception_ptr) { finished_ = true; }));
+}
+
+ClusterFixture::~ClusterFixture() {
+  stop_.emit(boost::asio::cancellation_type::terminal);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!finished_ && std::chrono::steady_clock::now() < deadline)
+    io.run_for(std::chrono::milliseconds(10));
+  CHECK_MESSAGE(finished_, "Cluster::run() did not end promptly on cancellation");
+}
+
+bool ClusterFixture::run_until(const std::function<bool()>& done, std::chrono::milliseconds limit) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    io.run_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+const ResourceType& ClusterFixture::type(std::string_view group, std::string_view resource) const {
+  return *ResourceTable::builtin().find(group, "v1", resource);
+}
+
+json::object ClusterFixture::get(std::string_view group, std::string_view resource,
+                                 std::string_view namespace_, std::string_view name) const {
+  auto object = store.get(type(group, resource), namespace_, name);
+  return object ? object->parse() : json::object();
+}
+
+std::vector<json::object> ClusterFixture::list(std::string_view group, std::string_view resource,
+                                               std::string_view namespace_) const {
+  std::vector<json::object> out;
+  const auto items = store.list(type(group, resource), namespace_);
+  for (const auto& item : items->items) out.push_back(item->parse());
+  return out;
+}
+
+std::vector<json::object> ClusterFixture::pods_of(const std::string& app) const {
+  std::vector<json::object> out;
+  const auto pods = store.list(type("", "pods"), "default");
+  for (const auto& item : pods->items) {
+    auto label = item->labels.find(std::string_view("app"));
+    if (label == item->labels.end() || label->second != app) continue;
+    auto pod = item->parse();
+    if (!pod.at("metadata").as_object().contains("deletionTimestamp")) out.push_back(pod);
+  }
+  return out;
+}
+
+void ClusterFixture::create_deployment(const std::string& name, int replicas,
+                                       const std::string& image) {
+  json::object deployment{
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata", {{"name", name}, {"namespace", "default"}}},
+      {"spec",
+       {{"replicas", replicas},
+        {"selector", {{"matchLabels", {{"app", name}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", name}}}}},
+          {"spec", {{"containers", json::array{{{"name", "web"}, {"image", image}}}}}}}}}}};
+  registry.create(type("apps", "deployments"), "default", std::move(deployment), {"kubectl"});
+}
+
+void ClusterFixture::edit_deployment(const std::string& name,
+                                     const std::function<void(json::object& spec)>& edit) {
+  registry.update(type("apps", "deployments"), "default", name, "",
+                  [&](json::object view) {
+                    edit(view["spec"].as_object());
+                    view["metadata"].as_object().erase("resourceVersion");
+                    return view;
+                  },
+                  {"kubectl"});
+}
+
+void ClusterFixture::stop_kubelet(const std::string& node, bool stopped) {
+  registry.update(type("", "nodes"), "", node, "",
+                  [&](json::object view) {
+                    auto& labels = view["metadata"].as_object()["labels"].as_object();
+                    if (stopped)
+                      labels["sim.replica-guard.io/kubelet"] = "stopped";
+                    else
+                      labels.erase("sim.replica-guard.io/kubelet");
+                    view["metadata"].as_object().erase("resourceVersion");
+                    return view;
+                  },
+                  {"kubectl"});
+}
+
+namespace {
+const json::object* find_condition(const json::object& object, std::string_view type) {
+  const auto* status = object.if_contains("status");
+  if (status == nullptr || !status->is_object()) return nullptr;
+  const auto* conditions = status->as_object().if_contains("conditions");
+  if (conditions == nullptr || !conditions->is_array()) return nullptr;
+  for (const auto& condition : conditions->as_array())
+    if (condition.as_object().at("type").as_string() == type) return &condition.as_object();
+  return nullptr;
+}
+}  // namespace
+
+std::string condition_field(const json::object& object, std::string_view type,
+                            std::string_view field) {
+  const auto* condition = find_condition(object, type);
+  if (condition == nullptr) return "";
+  const auto* value = condition->if_contains(field);
+  return value != nullptr && value->is_string() ? std::string(value->as_string()) : "";
+}
+
+std::string condition_status(const json::object& object, std::string_view type) {
+  return condition_field(object, type, "status");
+}
+
+std::int64_t status_int(const json::object& object, std::string_view field) {
+  const auto* status = object.if_contains("status");
+  if (status == nullptr || !status->is_object()) return 0;
+  const auto* value = status->as_object().if_contains(field);
+  return value != nullptr && value->is_int64() ? value->as_int64() : 0;
+}
+
+}  // namespace rg::sim::testing
