@@ -170,27 +170,24 @@ const RestConfig& RestClient::config() const { return impl_->config; }
 
 TransportStats RestClient::transport_stats() const { return impl_->transport.stats(); }
 
-asio::awaitable<json::value> RestClient::get(const ResourceRef& resource, std::string_view name,
-                                             const GetOptions& options) {
+asio::awaitable<json::value> RestClient::get(ResourceRef resource, std::string name,
+                                             GetOptions options) {
   const Call call{
       "GET", object_path(resource, name, "get") + to_query(options).str(), {}, {}, options.timeout};
   co_return co_await impl_->execute_json(call);
 }
 
-asio::awaitable<json::value> RestClient::list(const ResourceRef& resource,
-                                              const ListOptions& options) {
+asio::awaitable<json::value> RestClient::list(ResourceRef resource, ListOptions options) {
   const Call call{"GET", resource.path() + to_query(options).str(), {}, {}, options.timeout};
   co_return co_await impl_->execute_json(call);
 }
 
-asio::awaitable<BodyReader> RestClient::list_stream(const ResourceRef& resource,
-                                                    const ListOptions& options) {
+asio::awaitable<BodyReader> RestClient::list_stream(ResourceRef resource, ListOptions options) {
   const Call call{"GET", resource.path() + to_query(options).str(), {}, {}, options.timeout};
   co_return co_await impl_->execute(call);
 }
 
-asio::awaitable<BodyReader> RestClient::watch(const ResourceRef& resource,
-                                              const WatchOptions& options) {
+asio::awaitable<BodyReader> RestClient::watch(ResourceRef resource, WatchOptions options) {
   const Call call{"GET",
                   resource.path() + to_query(options).str(),
                   {},
@@ -205,34 +202,32 @@ asio::awaitable<BodyReader> RestClient::watch(const ResourceRef& resource,
   co_return reader;
 }
 
-asio::awaitable<json::value> RestClient::create(const ResourceRef& resource,
-                                                const json::value& object,
-                                                const CreateOptions& options) {
+asio::awaitable<json::value> RestClient::create(ResourceRef resource, json::value object,
+                                                CreateOptions options) {
   require_namespace(resource, "create");
   const Call call{"POST", resource.path() + to_query(options).str(), json::serialize(object),
                   "application/json", options.timeout};
   co_return co_await impl_->execute_json(call);
 }
 
-asio::awaitable<json::value> RestClient::update(const ResourceRef& resource,
-                                                const json::value& object,
-                                                const UpdateOptions& options) {
+asio::awaitable<json::value> RestClient::update(ResourceRef resource, json::value object,
+                                                UpdateOptions options) {
   const auto name = metadata_field(object, "name");
   const Call call{"PUT", object_path(resource, name, "update") + to_query(options).str(),
                   json::serialize(object), "application/json", options.timeout};
   co_return co_await impl_->execute_json(call);
 }
 
-asio::awaitable<json::value> RestClient::patch(const ResourceRef& resource, std::string_view name,
-                                               PatchType type, std::string_view patch,
-                                               const PatchOptions& options) {
+asio::awaitable<json::value> RestClient::patch(ResourceRef resource, std::string name,
+                                               PatchType type, std::string patch,
+                                               PatchOptions options) {
   const Call call{"PATCH", object_path(resource, name, "patch") + to_query(options, type).str(),
-                  std::string(patch), std::string(content_type(type)), options.timeout};
+                  std::move(patch), std::string(content_type(type)), options.timeout};
   co_return co_await impl_->execute_json(call);
 }
 
-asio::awaitable<json::value> RestClient::remove(const ResourceRef& resource, std::string_view name,
-                                                const DeleteOptions& options) {
+asio::awaitable<json::value> RestClient::remove(ResourceRef resource, std::string name,
+                                                DeleteOptions options) {
   auto body = delete_body(options);
   auto content = body.empty() ? std::string() : std::string("application/json");
   const Call call{"DELETE", object_path(resource, name, "delete"), std::move(body),
@@ -240,7 +235,7 @@ asio::awaitable<json::value> RestClient::remove(const ResourceRef& resource, std
   co_return co_await impl_->execute_json(call);
 }
 
-asio::awaitable<HttpResponse> RestClient::raw(const RawRequest& request) {
+asio::awaitable<HttpResponse> RestClient::raw(RawRequest request) {
   const Call call{request.method, request.path, request.body, request.content_type,
                   request.timeout};
   auto reader = co_await impl_->execute(call);

@@ -14,8 +14,9 @@
 //   for (auto piece = co_await stream.read_some(); !piece.empty();
 //        piece = co_await stream.read_some()) decoder.feed(piece);
 //
-// Arguments are taken by reference and must outlive the call (name them in locals rather than
-// building temporaries inside a co_await expression: g++ 12 mishandles those).
+// Arguments are taken by value, so an awaitable may be co_spawned and run later safely. (Still
+// build non-trivial arguments in named locals rather than inside a co_await expression: g++ 12
+// mishandles such temporaries.)
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -68,50 +69,43 @@ class RestClient {
 
   const RestConfig& config() const;
 
-  boost::asio::awaitable<boost::json::value> get(const ResourceRef& resource, std::string_view name,
-                                                 const GetOptions& options = {});
+  boost::asio::awaitable<boost::json::value> get(ResourceRef resource, std::string name,
+                                                 GetOptions options = {});
 
   /// One LIST response (one page when options.limit is set: follow metadata.continue).
-  boost::asio::awaitable<boost::json::value> list(const ResourceRef& resource,
-                                                  const ListOptions& options = {});
+  boost::asio::awaitable<boost::json::value> list(ResourceRef resource, ListOptions options = {});
 
   /// The LIST response body as a stream, for decoding large lists without holding the text.
   /// The body must be read before options.timeout (default RestConfig::timeout) passes.
-  boost::asio::awaitable<BodyReader> list_stream(const ResourceRef& resource,
-                                                 const ListOptions& options = {});
+  boost::asio::awaitable<BodyReader> list_stream(ResourceRef resource, ListOptions options = {});
 
   /// A WATCH on its own connection; the body is newline-delimited JSON watch events. An error
   /// answer (e.g. 410 before streaming starts) throws ApiError; errors inside the stream arrive
   /// as ERROR events. The stream ends cleanly when the server closes it (timeoutSeconds).
-  boost::asio::awaitable<BodyReader> watch(const ResourceRef& resource,
-                                           const WatchOptions& options = {});
+  boost::asio::awaitable<BodyReader> watch(ResourceRef resource, WatchOptions options = {});
 
   /// POST `object` to the collection. Returns the created object.
-  boost::asio::awaitable<boost::json::value> create(const ResourceRef& resource,
-                                                    const boost::json::value& object,
-                                                    const CreateOptions& options = {});
+  boost::asio::awaitable<boost::json::value> create(ResourceRef resource, boost::json::value object,
+                                                    CreateOptions options = {});
 
   /// PUT `object` (named by its metadata.name; its metadata.resourceVersion makes the write
   /// conditional: a stale one gives a Conflict ApiError).
-  boost::asio::awaitable<boost::json::value> update(const ResourceRef& resource,
-                                                    const boost::json::value& object,
-                                                    const UpdateOptions& options = {});
+  boost::asio::awaitable<boost::json::value> update(ResourceRef resource, boost::json::value object,
+                                                    UpdateOptions options = {});
 
   /// PATCH object `name` with `patch` (JSON for kJson/kMerge/kStrategicMerge; JSON or YAML for
   /// kApply, which needs options.field_manager).
-  boost::asio::awaitable<boost::json::value> patch(const ResourceRef& resource,
-                                                   std::string_view name, PatchType type,
-                                                   std::string_view patch,
-                                                   const PatchOptions& options = {});
+  boost::asio::awaitable<boost::json::value> patch(ResourceRef resource, std::string name,
+                                                   PatchType type, std::string patch,
+                                                   PatchOptions options = {});
 
   /// DELETE object `name`. Returns what the server returns: a Status, or the object when
   /// deletion is pending (finalizers, graceful pod deletion).
-  boost::asio::awaitable<boost::json::value> remove(const ResourceRef& resource,
-                                                    std::string_view name,
-                                                    const DeleteOptions& options = {});
+  boost::asio::awaitable<boost::json::value> remove(ResourceRef resource, std::string name,
+                                                    DeleteOptions options = {});
 
   /// Any request with the same headers, rate limit, retries and errors. Returns a 2xx response.
-  boost::asio::awaitable<HttpResponse> raw(const RawRequest& request);
+  boost::asio::awaitable<HttpResponse> raw(RawRequest request);
 
   TransportStats transport_stats() const;
 

@@ -70,8 +70,8 @@ Transport::Transport(const RestConfig& config, TransportOptions options)
 
 Transport::~Transport() = default;
 
-asio::awaitable<BodyReader> Transport::send(const HttpRequest& request, Deadline deadline,
-                                            bool replayable, ConnectionKind kind) {
+asio::awaitable<BodyReader> Transport::send(HttpRequest request, Deadline deadline, bool replayable,
+                                            ConnectionKind kind) {
   const auto wire = impl_->to_wire(request);
   for (bool replayed = false;; replayed = true) {
     auto state = std::make_unique<BodyReader::State>(co_await impl_->connect(deadline, kind));
@@ -101,9 +101,9 @@ asio::awaitable<BodyReader> Transport::send(const HttpRequest& request, Deadline
   }
 }
 
-asio::awaitable<HttpResponse> Transport::round_trip(const HttpRequest& request, Deadline deadline,
+asio::awaitable<HttpResponse> Transport::round_trip(HttpRequest request, Deadline deadline,
                                                     bool replayable, std::size_t body_limit) {
-  auto reader = co_await send(request, deadline, replayable);
+  auto reader = co_await send(std::move(request), deadline, replayable);
   co_return co_await reader.read_response(body_limit);
 }
 

@@ -38,7 +38,8 @@ struct TransportStats {
 class Transport {
  public:
   /// Validates the server URL and TLS settings; throws std::invalid_argument naming the problem.
-  /// Connections are made on the executor of the coroutine that sends a request.
+  /// Connections are made on the executor of the coroutine that sends a request. The transport
+  /// must outlive its requests and BodyReaders.
   explicit Transport(const RestConfig& config, TransportOptions options = {});
   ~Transport();
   Transport(const Transport&) = delete;
@@ -47,13 +48,12 @@ class Transport {
   /// Sends `request` and returns once the response header has arrived; the body is read through
   /// the reader (whose body deadline starts as `deadline` too). `replayable` requests are sent
   /// once more when a reused pooled connection turns out to have been closed by the server.
-  /// Throws TransportError. `request` must stay valid until this completes.
-  boost::asio::awaitable<BodyReader> send(const HttpRequest& request, Deadline deadline,
-                                          bool replayable,
+  /// Throws TransportError.
+  boost::asio::awaitable<BodyReader> send(HttpRequest request, Deadline deadline, bool replayable,
                                           ConnectionKind kind = ConnectionKind::kPooled);
 
   /// send() and read the whole body (at most `body_limit` bytes) before `deadline`.
-  boost::asio::awaitable<HttpResponse> round_trip(const HttpRequest& request, Deadline deadline,
+  boost::asio::awaitable<HttpResponse> round_trip(HttpRequest request, Deadline deadline,
                                                   bool replayable,
                                                   std::size_t body_limit = kDefaultBodyLimit);
 
