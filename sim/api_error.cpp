@@ -38,9 +38,9 @@ ApiError::ApiError(client::Status status)
 namespace errors {
 
 ApiError not_found(const ResourceType& type, std::string_view name) {
-  return with_details(
-      failure(404, reason::kNotFound, fmt::format("{} \"{}\" not found", type.group_resource(), name)),
-      details_of(type, name));
+  return with_details(failure(404, reason::kNotFound,
+                              fmt::format("{} \"{}\" not found", type.group_resource(), name)),
+                      details_of(type, name));
 }
 
 ApiError already_exists(const ResourceType& type, std::string_view name) {
@@ -57,11 +57,10 @@ ApiError conflict(const ResourceType& type, std::string_view name) {
 
 ApiError conflict_message(const ResourceType& type, std::string_view name,
                           std::string_view message) {
-  return with_details(
-      failure(409, reason::kConflict,
-              fmt::format("Operation cannot be fulfilled on {} \"{}\": {}", type.group_resource(),
-                          name, message)),
-      details_of(type, name));
+  return with_details(failure(409, reason::kConflict,
+                              fmt::format("Operation cannot be fulfilled on {} \"{}\": {}",
+                                          type.group_resource(), name, message)),
+                      details_of(type, name));
 }
 
 ApiError invalid(std::string_view group, std::string_view kind, std::string_view name,
@@ -75,8 +74,8 @@ ApiError invalid(std::string_view group, std::string_view kind, std::string_view
     parts.push_back(fmt::format("{}: {}", error.field, error.detail));
     details.causes.push_back({error.reason, error.detail, error.field});
   }
-  std::string aggregate = parts.size() == 1 ? parts.front()
-                                            : fmt::format("[{}]", fmt::join(parts, ", "));
+  std::string aggregate =
+      parts.size() == 1 ? parts.front() : fmt::format("[{}]", fmt::join(parts, ", "));
   std::string group_kind = group.empty() ? std::string(kind) : fmt::format("{}.{}", kind, group);
   return with_details(failure(422, reason::kInvalid,
                               fmt::format("{} \"{}\" is invalid: {}", group_kind, name, aggregate)),
@@ -91,11 +90,10 @@ ApiError method_not_allowed(std::string_view verb, const ResourceType& type) {
   client::StatusDetails details;
   details.group = type.group;
   details.kind = type.resource;
-  return with_details(
-      failure(405, reason::kMethodNotAllowed,
-              fmt::format("{} is not supported on resources of kind \"{}\"", verb,
-                          type.group_resource())),
-      std::move(details));
+  return with_details(failure(405, reason::kMethodNotAllowed,
+                              fmt::format("{} is not supported on resources of kind \"{}\"", verb,
+                                          type.group_resource())),
+                      std::move(details));
 }
 
 ApiError unsupported_media_type(std::string_view accepted) {
@@ -106,8 +104,9 @@ ApiError unsupported_media_type(std::string_view accepted) {
 }
 
 ApiError not_acceptable(std::string_view accepted) {
-  return ApiError(failure(406, reason::kNotAcceptable,
-                          fmt::format("only the following media types are accepted: {}", accepted)));
+  return ApiError(
+      failure(406, reason::kNotAcceptable,
+              fmt::format("only the following media types are accepted: {}", accepted)));
 }
 
 ApiError expired(std::string_view message) {
@@ -118,11 +117,10 @@ ApiError too_large_resource_version(std::uint64_t requested, std::uint64_t curre
   client::StatusDetails details;
   details.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});
   details.retry_after_seconds = 1;
-  return with_details(
-      failure(504, reason::kTimeout,
-              fmt::format("Timeout: Too large resource version: {}, current: {}", requested,
-                          current)),
-      std::move(details));
+  return with_details(failure(504, reason::kTimeout,
+                              fmt::format("Timeout: Too large resource version: {}, current: {}",
+                                          requested, current)),
+                      std::move(details));
 }
 
 ApiError request_entity_too_large(std::size_t limit) {
@@ -133,17 +131,17 @@ ApiError request_entity_too_large(std::size_t limit) {
 ApiError internal(std::string_view message) {
   client::StatusDetails details;
   details.causes.push_back({"", std::string(message), ""});
-  return with_details(failure(500, reason::kInternalError,
-                              fmt::format("Internal error occurred: {}", message)),
-                      std::move(details));
+  return with_details(
+      failure(500, reason::kInternalError, fmt::format("Internal error occurred: {}", message)),
+      std::move(details));
 }
 
 ApiError too_many_requests(std::string_view message, int retry_after_seconds) {
   client::StatusDetails details;
   details.retry_after_seconds = retry_after_seconds;
-  return with_details(failure(429, reason::kTooManyRequests,
-                              fmt::format("Too many requests: {}", message)),
-                      std::move(details));
+  return with_details(
+      failure(429, reason::kTooManyRequests, fmt::format("Too many requests: {}", message)),
+      std::move(details));
 }
 
 ApiError service_unavailable(std::string_view message) {
@@ -152,9 +150,9 @@ ApiError service_unavailable(std::string_view message) {
 
 ApiError path_not_found() {
   client::StatusDetails details;
-  return with_details(failure(404, reason::kNotFound,
-                              "the server could not find the requested resource"),
-                      std::move(details));
+  return with_details(
+      failure(404, reason::kNotFound, "the server could not find the requested resource"),
+      std::move(details));
 }
 
 }  // namespace errors

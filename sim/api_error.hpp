@@ -27,7 +27,8 @@ class ApiError : public std::runtime_error {
 struct FieldError {
   std::string reason;  ///< "FieldValueRequired", "FieldValueInvalid", ...
   std::string field;   ///< "metadata.name"
-  std::string detail;  ///< the cause message, e.g. `Required value: name or generateName is required`
+  std::string
+      detail;  ///< the cause message, e.g. `Required value: name or generateName is required`
 };
 
 namespace errors {

@@ -1,8 +1,8 @@
 // ApiServer: routing and the single-object verbs (see api_server.hpp).
 #include "sim/api_server.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 
 #include <algorithm>
 
@@ -42,17 +42,20 @@ WriteContext write_context(const HttpRequest& request) {
 
 DeleteOptions delete_options(const HttpRequest& request) {
   DeleteOptions options;
-  if (auto policy = request.param("propagationPolicy")) options.propagation_policy = std::string(*policy);
+  if (auto policy = request.param("propagationPolicy"))
+    options.propagation_policy = std::string(*policy);
   if (request.body.empty()) return options;
   auto value = parse_json_or_yaml(request.body);
-  if (!value.is_object()) throw errors::bad_request("the request body must be a DeleteOptions object");
+  if (!value.is_object())
+    throw errors::bad_request("the request body must be a DeleteOptions object");
   const auto& body = value.get_object();
   if (const auto* p = body.if_contains("propagationPolicy"); p != nullptr && p->is_string())
     options.propagation_policy = std::string(p->get_string());
   if (const auto* pre = body.if_contains("preconditions"); pre != nullptr && pre->is_object()) {
     if (const auto* uid = pre->get_object().if_contains("uid"); uid != nullptr && uid->is_string())
       options.precondition_uid = std::string(uid->get_string());
-    if (const auto* rv = pre->get_object().if_contains("resourceVersion"); rv != nullptr && rv->is_string())
+    if (const auto* rv = pre->get_object().if_contains("resourceVersion");
+        rv != nullptr && rv->is_string())
       options.precondition_resource_version = std::string(rv->get_string());
   }
   return options;
@@ -96,7 +99,8 @@ boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStr
   }
 }
 
-boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request, ResponseStream& stream) {
+boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
+                                                        ResponseStream& stream) {
   const RequestInfo info = parse_request_info(request);
   if (!info.is_resource_request) throw errors::path_not_found();
   const ResourceType* found = registry_.table().find(info.group, info.version, info.resource);
@@ -104,9 +108,11 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request, Re
   const ResourceType& type = *found;
   const bool is_namespaces = type.group.empty() && type.resource == "namespaces";
   std::string ns = type.namespaced ? info.namespace_ : "";
-  if (!type.namespaced && !info.namespace_.empty() && !is_namespaces) throw errors::path_not_found();
+  if (!type.namespaced && !info.namespace_.empty() && !is_namespaces)
+    throw errors::path_not_found();
   const std::string& verb = info.verb;
-  if (type.namespaced && ns.empty() && verb != "list" && verb != "watch") throw errors::path_not_found();
+  if (type.namespaced && ns.empty() && verb != "list" && verb != "watch")
+    throw errors::path_not_found();
   const std::string& sub = info.subresource;
   const SubresourceType* subresource = sub.empty() ? nullptr : type.subresource(sub);
   if (!sub.empty() && subresource == nullptr) throw errors::path_not_found();
@@ -124,7 +130,8 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request, Re
   }
   auto reply = [&](int code, const StoredObject& object) -> HttpResponse {
     if (negotiation.table && sub.empty()) {
-      auto encoder = make_table_encoder(type, negotiation.table_api_version, negotiation.include_object);
+      auto encoder =
+          make_table_encoder(type, negotiation.table_api_version, negotiation.include_object);
       ChunkBuilder chunk;
       chunk.add_owned(encoder->list_header(object.resource_version, "", std::nullopt));
       auto pinned = std::make_shared<StoredObject>(object);
@@ -170,7 +177,8 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request, Re
           "application/strategic-merge-patch+json");
     if (request.param("force"))
       throw errors::invalid("meta.k8s.io", "PatchOptions", "",
-                            {{"FieldValueForbidden", "force", "Forbidden: may not be specified for non-apply patch"}});
+                            {{"FieldValueForbidden", "force",
+                              "Forbidden: may not be specified for non-apply patch"}});
     auto patch = parse_json_or_yaml(request.body);
     const std::string kind = sub == "scale" ? "Scale" : type.kind;
     auto intent = [&](json::object current) -> json::object {
@@ -195,8 +203,9 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request, Re
   } else if (verb == "delete") {
     auto result = registry_.remove(type, ns, info.name, delete_options(request));
     const bool return_object = !result.deleted || (type.group.empty() && type.resource == "pods");
-    HttpResponse response = return_object ? reply(200, *result.object)
-                                          : json_response(200, success_status(type, *result.object));
+    HttpResponse response = return_object
+                                ? reply(200, *result.object)
+                                : json_response(200, success_status(type, *result.object));
     co_await stream.send(response);
   } else if (verb == "deletecollection") {
     ListOptions list_options = parse_list_options(request, type, false);

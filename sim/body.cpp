@@ -1,9 +1,9 @@
 // JSON/YAML request body decoding.
 #include "sim/body.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
+#include <boost/json.hpp>
 
 #include <charconv>
 
@@ -18,7 +18,8 @@ namespace json = boost::json;
 json::value scalar_to_json(const YAML::Node& node) {
   const std::string& text = node.Scalar();
   if (node.Tag() != "?") return json::string(text);  // quoted or explicitly tagged: a string
-  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL") return nullptr;
+  if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
+    return nullptr;
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
   std::int64_t integer = 0;
@@ -36,7 +37,8 @@ json::value yaml_to_json(const YAML::Node& node) {
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       json::object object;
-      for (const auto& entry : node) object[entry.first.as<std::string>()] = yaml_to_json(entry.second);
+      for (const auto& entry : node)
+        object[entry.first.as<std::string>()] = yaml_to_json(entry.second);
       return object;
     }
     case YAML::NodeType::Sequence: {
@@ -60,7 +62,8 @@ json::value parse_json_or_yaml(std::string_view text) {
   try {
     return yaml_to_json(YAML::Load(std::string(text)));
   } catch (const YAML::Exception& error) {
-    throw errors::bad_request(fmt::format("the request body is neither JSON nor YAML: {}", error.what()));
+    throw errors::bad_request(
+        fmt::format("the request body is neither JSON nor YAML: {}", error.what()));
   }
 }
 
@@ -71,16 +74,16 @@ json::object parse_object_body(const HttpRequest& request, std::string_view kind
   if (!value.is_object())
     throw errors::bad_request(fmt::format("the request body must be a {} object", kind));
   auto& object = value.get_object();
-  if (const auto* v = object.if_contains("apiVersion"); v != nullptr && v->is_string() &&
-                                                        !v->get_string().empty() &&
-                                                        v->get_string() != api_version)
-    throw errors::bad_request(fmt::format(
-        "the API version in the data ({}) does not match the expected API version ({})",
-        std::string_view(v->get_string()), api_version));
+  if (const auto* v = object.if_contains("apiVersion");
+      v != nullptr && v->is_string() && !v->get_string().empty() && v->get_string() != api_version)
+    throw errors::bad_request(
+        fmt::format("the API version in the data ({}) does not match the expected API version ({})",
+                    std::string_view(v->get_string()), api_version));
   if (const auto* k = object.if_contains("kind");
       k != nullptr && k->is_string() && !k->get_string().empty() && k->get_string() != kind)
-    throw errors::bad_request(fmt::format("the kind in the data ({}) does not match the expected kind ({})",
-                                          std::string_view(k->get_string()), kind));
+    throw errors::bad_request(
+        fmt::format("the kind in the data ({}) does not match the expected kind ({})",
+                    std::string_view(k->get_string()), kind));
   return std::move(object);
 }
 

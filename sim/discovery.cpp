@@ -2,9 +2,9 @@
 // apidiscovery/v2 types; OpenAPI: the minimum kubectl's and helm's query-param verifier needs.
 #include "sim/discovery.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
 #include <openssl/sha.h>
+#include <boost/json.hpp>
 
 #include <algorithm>
 #include <ctime>
@@ -14,7 +14,8 @@ namespace {
 
 namespace json = boost::json;
 
-constexpr std::string_view kAggregatedV2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+constexpr std::string_view kAggregatedV2 =
+    "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 json::object group_version_ref(const std::string& group, const std::string& version) {
   return {{"groupVersion", group.empty() ? version : group + "/" + version}, {"version", version}};
@@ -56,14 +57,16 @@ json::object api_resource_list(const GroupVersion& gv) {
           {"resources", std::move(resources)}};
 }
 
-json::object aggregated_group(const std::string& group, const std::vector<const GroupVersion*>& versions) {
+json::object aggregated_group(const std::string& group,
+                              const std::vector<const GroupVersion*>& versions) {
   json::array version_list;
   for (const auto* gv : versions) {
     json::array resources;
     for (const auto* type : gv->resources) {
       json::object resource{
           {"resource", type->resource},
-          {"responseKind", json::object{{"group", type->group}, {"version", type->version}, {"kind", type->kind}}},
+          {"responseKind",
+           json::object{{"group", type->group}, {"version", type->version}, {"kind", type->kind}}},
           {"scope", type->namespaced ? "Namespaced" : "Cluster"},
           {"singularResource", type->singular},
           {"verbs", strings(type->verbs)}};
@@ -74,28 +77,32 @@ json::object aggregated_group(const std::string& group, const std::vector<const 
         for (const auto& sub : type->subresources)
           subs.push_back(json::object{
               {"subresource", sub.name},
-              {"responseKind", json::object{{"group", sub.group}, {"version", sub.version}, {"kind", sub.kind}}},
+              {"responseKind",
+               json::object{{"group", sub.group}, {"version", sub.version}, {"kind", sub.kind}}},
               {"verbs", strings(sub.verbs)}});
         resource["subresources"] = std::move(subs);
       }
       resources.push_back(std::move(resource));
     }
-    version_list.push_back(json::object{{"version", gv->version}, {"resources", std::move(resources)},
-                                        {"freshness", "Current"}});
+    version_list.push_back(json::object{
+        {"version", gv->version}, {"resources", std::move(resources)}, {"freshness", "Current"}});
   }
   return {{"metadata", json::object{{"name", group}}}, {"versions", std::move(version_list)}};
 }
 
 json::object openapi_document(const GroupVersion& gv, const std::string& git_version) {
   json::object paths;
-  const std::string prefix = gv.group.empty() ? "/api/" + gv.version : "/apis/" + gv.group_version();
+  const std::string prefix =
+      gv.group.empty() ? "/api/" + gv.version : "/apis/" + gv.group_version();
   auto parameters = [] {
     json::array params;
     for (auto name : {"dryRun", "fieldManager", "fieldValidation", "force"})
-      params.push_back(json::object{{"name", name},
-                                    {"in", "query"},
-                                    {"schema", json::object{{"type", name == std::string_view("force") ? "boolean" : "string"},
-                                                            {"uniqueItems", true}}}});
+      params.push_back(json::object{
+          {"name", name},
+          {"in", "query"},
+          {"schema",
+           json::object{{"type", name == std::string_view("force") ? "boolean" : "string"},
+                        {"uniqueItems", true}}}});
     return params;
   };
   auto add = [&](const std::string& path, const std::string& group, const std::string& version,
@@ -127,7 +134,8 @@ json::object openapi_document(const GroupVersion& gv, const std::string& git_ver
 
 bool wants_aggregated(std::string_view accept) {
   return accept.find("as=APIGroupDiscoveryList") != std::string_view::npos &&
-         (accept.find("v=v2;") != std::string_view::npos || accept.find("v=v2beta1") != std::string_view::npos ||
+         (accept.find("v=v2;") != std::string_view::npos ||
+          accept.find("v=v2beta1") != std::string_view::npos ||
           accept.find("v=v2,") != std::string_view::npos);
 }
 
@@ -188,8 +196,9 @@ Discovery::Discovery(const ResourceTable& table, VersionInfo version, std::strin
       resource_lists_[gv.group_version()] = document(api_resource_list(gv));
       auto key = group.empty() ? "api/" + gv.version : "apis/" + gv.group_version();
       auto doc = document(openapi_document(gv, version.git_version));
-      openapi_paths[key] = json::object{
-          {"serverRelativeURL", fmt::format("/openapi/v3/{}?hash={}", key, doc.etag.substr(1, doc.etag.size() - 2))}};
+      openapi_paths[key] =
+          json::object{{"serverRelativeURL", fmt::format("/openapi/v3/{}?hash={}", key,
+                                                         doc.etag.substr(1, doc.etag.size() - 2))}};
       openapi_docs_[key] = std::move(doc);
     }
     json::object aggregated = aggregated_group(group, versions);
@@ -211,7 +220,8 @@ Discovery::Discovery(const ResourceTable& table, VersionInfo version, std::strin
     api_group.erase("apiVersion");
     groups.push_back(std::move(api_group));
   }
-  group_list_ = document(json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(groups)}});
+  group_list_ = document(
+      json::object{{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", std::move(groups)}});
   aggregated_groups_ = document(json::object{{"kind", "APIGroupDiscoveryList"},
                                              {"apiVersion", "apidiscovery.k8s.io/v2"},
                                              {"metadata", json::object()},
@@ -222,7 +232,8 @@ Discovery::Discovery(const ResourceTable& table, VersionInfo version, std::strin
 HttpResponse Discovery::respond(const HttpRequest& request, const Document& document,
                                 std::string content_type) const {
   HttpResponse response;
-  response.headers = {{"Content-Type", std::move(content_type)}, {"Etag", document.etag}, {"Vary", "Accept"}};
+  response.headers = {
+      {"Content-Type", std::move(content_type)}, {"Etag", document.etag}, {"Vary", "Accept"}};
   if (request.header("if-none-match") == document.etag) {
     response.status = 304;
     return response;
@@ -235,7 +246,8 @@ std::optional<HttpResponse> Discovery::serve(const HttpRequest& request) const {
   if (request.method != "GET" && request.method != "HEAD") return std::nullopt;
   const std::string& path = request.path;
   std::string_view accept = request.header("accept");
-  if (path == "/version" || path == "/version/") return respond(request, version_, "application/json");
+  if (path == "/version" || path == "/version/")
+    return respond(request, version_, "application/json");
   if (path == "/api" || path == "/api/") {
     if (wants_aggregated(accept)) {
       auto response = respond(request, aggregated_core_, std::string(kAggregatedV2));
@@ -272,7 +284,8 @@ std::optional<HttpResponse> Discovery::serve(const HttpRequest& request) const {
 
 std::optional<HttpResponse> Discovery::serve_openapi(const HttpRequest& request) const {
   std::string_view path = request.path;
-  if (path == "/openapi/v3" || path == "/openapi/v3/") return respond(request, openapi_index_, "application/json");
+  if (path == "/openapi/v3" || path == "/openapi/v3/")
+    return respond(request, openapi_index_, "application/json");
   if (!path.starts_with("/openapi/v3/")) return std::nullopt;
   auto key = path.substr(12);
   auto it = openapi_docs_.find(key);

@@ -1,11 +1,11 @@
 // Fault injection and its admin endpoint.
 #include "sim/faults.hpp"
 
+#include <fmt/format.h>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
-#include <fmt/format.h>
 
 #include "sim/api_error.hpp"
 #include "sim/body.hpp"

@@ -2,6 +2,7 @@
 // parsing with a body limit, complete and chunked responses.
 #include "sim/http_server.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -14,7 +15,6 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <spdlog/spdlog.h>
 
 #include <atomic>
 #include <cctype>
@@ -139,7 +139,8 @@ class Connection final : public ResponseStream,
     socket().shutdown(tcp::socket::shutdown_send, ec);
     std::vector<char> sink(64 * 1024);
     for (std::size_t total = 0; total < 64 * 1024 * 1024;) {
-      auto n = co_await socket().async_read_some(asio::buffer(sink), asio::redirect_error(use_awaitable, ec));
+      auto n = co_await socket().async_read_some(asio::buffer(sink),
+                                                 asio::redirect_error(use_awaitable, ec));
       if (ec) break;
       total += n;
     }
@@ -223,8 +224,8 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
       auto executor = socket.get_executor();
       if (options.tls) {
         using TlsStream = asio::ssl::stream<beast::tcp_stream>;
-        auto connection =
-            std::make_shared<Connection<TlsStream>>(beast::tcp_stream(std::move(socket)), *options.tls);
+        auto connection = std::make_shared<Connection<TlsStream>>(
+            beast::tcp_stream(std::move(socket)), *options.tls);
         asio::co_spawn(executor, serve(std::move(connection)), asio::detached);
       } else {
         auto connection = std::make_shared<Connection<beast::tcp_stream>>(std::move(socket));

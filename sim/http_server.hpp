@@ -23,8 +23,8 @@ namespace rg::sim {
 
 struct HttpServerOptions {
   std::string address = "127.0.0.1";
-  unsigned short port = 0;                    ///< 0 = an ephemeral port
-  std::size_t body_limit = 3 * 1024 * 1024;   ///< larger request bodies get 413
+  unsigned short port = 0;                         ///< 0 = an ephemeral port
+  std::size_t body_limit = 3 * 1024 * 1024;        ///< larger request bodies get 413
   std::shared_ptr<boost::asio::ssl::context> tls;  ///< null = plain HTTP
 };
 

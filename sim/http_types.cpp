@@ -32,8 +32,8 @@ std::string url_decode(std::string_view text, bool plus_is_space) {
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (c == '%' && i + 2 < text.size() &&
-        hex_value(text[i + 1]) >= 0 && hex_value(text[i + 2]) >= 0) {
+    if (c == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
+        hex_value(text[i + 2]) >= 0) {
       out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
       i += 2;
     } else if (c == '+' && plus_is_space) {
@@ -57,9 +57,9 @@ void parse_target(std::string_view target, std::string& path,
     rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
     if (pair.empty()) continue;
     auto eq = pair.find('=');
-    query.emplace_back(url_decode(pair.substr(0, eq), true),
-                       eq == std::string_view::npos ? std::string()
-                                                    : url_decode(pair.substr(eq + 1), true));
+    query.emplace_back(
+        url_decode(pair.substr(0, eq), true),
+        eq == std::string_view::npos ? std::string() : url_decode(pair.substr(eq + 1), true));
   }
 }
 

@@ -17,9 +17,9 @@ namespace rg::sim {
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
 struct HttpRequest {
-  std::string method;  ///< "GET", "POST", ...
-  std::string target;  ///< as sent: path and query
-  std::string path;    ///< percent-decoded path
+  std::string method;                                      ///< "GET", "POST", ...
+  std::string target;                                      ///< as sent: path and query
+  std::string path;                                        ///< percent-decoded path
   std::vector<std::pair<std::string, std::string>> query;  ///< decoded, in order
   Headers headers;                                         ///< names lower-case
   std::string body;

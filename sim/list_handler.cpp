@@ -41,7 +41,8 @@ boost::asio::awaitable<void> serve_list(Registry& registry, const ResourceType& 
              (options.resource_version_match == "Exact" ||
               (options.resource_version_match.empty() && options.limit > 0))) {
     auto exact = parse_resource_version(rv);
-    state = store.list_at(type, namespace_, exact, fmt::format("too old resource version: {}", exact));
+    state =
+        store.list_at(type, namespace_, exact, fmt::format("too old resource version: {}", exact));
   } else {
     if (!rv.empty()) {
       auto at_least = parse_resource_version(rv);
@@ -54,29 +55,32 @@ boost::asio::awaitable<void> serve_list(Registry& registry, const ResourceType& 
   const auto& items = state->items;
   auto it = items.begin();
   if (!start.empty())
-    it = std::lower_bound(items.begin(), items.end(), start,
-                          [](const ObjectPtr& object, const std::string& key) { return object->key() < key; });
+    it = std::lower_bound(
+        items.begin(), items.end(), start,
+        [](const ObjectPtr& object, const std::string& key) { return object->key() < key; });
   const auto& selection = options.selection;
   std::vector<ObjectPtr> page;
-  const std::size_t limit = options.limit > 0 ? static_cast<std::size_t>(options.limit) : items.size();
+  const std::size_t limit =
+      options.limit > 0 ? static_cast<std::size_t>(options.limit) : items.size();
   for (; it != items.end() && page.size() < limit; ++it)
     if (selection.empty() || selection.matches(**it)) page.push_back(*it);
   std::string continue_token;
   std::optional<std::int64_t> remaining;
   if (options.limit > 0 && !page.empty()) {
-    auto more = selection.empty()
-                    ? it
-                    : std::find_if(it, items.end(), [&](const ObjectPtr& o) { return selection.matches(*o); });
+    auto more = selection.empty() ? it : std::find_if(it, items.end(), [&](const ObjectPtr& o) {
+      return selection.matches(*o);
+    });
     if (more != items.end()) {
-      continue_token = encode_continue(state->resource_version, relative_key(*page.back(), namespace_));
+      continue_token =
+          encode_continue(state->resource_version, relative_key(*page.back(), namespace_));
       if (selection.empty()) remaining = std::distance(it, items.end());
       store.keep_snapshot(type, namespace_, state);
     }
   }
 
-  auto encoder = negotiation.table
-                     ? make_table_encoder(type, negotiation.table_api_version, negotiation.include_object)
-                     : make_json_encoder(type);
+  auto encoder = negotiation.table ? make_table_encoder(type, negotiation.table_api_version,
+                                                        negotiation.include_object)
+                                   : make_json_encoder(type);
   ChunkBuilder chunk;
   chunk.add_owned(encoder->list_header(state->resource_version, continue_token, remaining));
   Headers headers = {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}};

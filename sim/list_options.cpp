@@ -2,8 +2,8 @@
 // the continue token codec (apiserver pkg/storage/continue.go).
 #include "sim/list_options.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 
 #include <algorithm>
 #include <array>
@@ -57,15 +57,16 @@ std::optional<std::string> base64url_decode(std::string_view text) {
 bool parse_bool(std::string_view name, std::string_view value) {
   if (value == "true" || value == "1" || value == "True") return true;
   if (value == "false" || value == "0" || value == "False" || value.empty()) return false;
-  throw errors::bad_request(fmt::format("invalid value for {}: \"{}\": expected true or false", name,
-                                        value));
+  throw errors::bad_request(
+      fmt::format("invalid value for {}: \"{}\": expected true or false", name, value));
 }
 
 std::int64_t parse_int(std::string_view name, std::string_view value) {
   std::int64_t number = 0;
   auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
   if (ec != std::errc() || end != value.data() + value.size())
-    throw errors::bad_request(fmt::format("invalid value for {}: \"{}\": not an integer", name, value));
+    throw errors::bad_request(
+        fmt::format("invalid value for {}: \"{}\": not an integer", name, value));
   return number;
 }
 
@@ -94,8 +95,8 @@ void validate(const ListOptions& options) {
       if (match != "NotOlderThan")
         problems.push_back(not_supported("resourceVersionMatch", match, "\"NotOlderThan\""));
       if (!options.continue_token.empty())
-        problems.push_back(
-            forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+        problems.push_back(forbidden(
+            "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
     }
   } else {
     if (!match.empty()) {
@@ -104,8 +105,8 @@ void validate(const ListOptions& options) {
                                      "resourceVersionMatch is forbidden unless resourceVersion is "
                                      "provided"));
       if (!options.continue_token.empty())
-        problems.push_back(
-            forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+        problems.push_back(forbidden(
+            "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
       if (match == "Exact" && options.resource_version == "0")
         problems.push_back(forbidden("resourceVersionMatch",
                                      "resourceVersionMatch \"exact\" is forbidden for "
@@ -156,7 +157,8 @@ ListOptions parse_list_options(const HttpRequest& request, const ResourceType& t
   if (auto rv = request.param("resourceVersion")) options.resource_version = std::string(*rv);
   if (auto match = request.param("resourceVersionMatch"))
     options.resource_version_match = std::string(*match);
-  if (auto limit = request.param("limit")) options.limit = std::max<std::int64_t>(0, parse_int("limit", *limit));
+  if (auto limit = request.param("limit"))
+    options.limit = std::max<std::int64_t>(0, parse_int("limit", *limit));
   if (auto token = request.param("continue")) options.continue_token = std::string(*token);
   if (auto bookmarks = request.param("allowWatchBookmarks"))
     options.allow_watch_bookmarks = parse_bool("allowWatchBookmarks", *bookmarks);
@@ -195,7 +197,8 @@ ContinueToken decode_continue(std::string_view token) {
   const auto* start = object.if_contains("start");
   if (rv == nullptr || !rv->is_int64() || start == nullptr || !start->is_string())
     throw invalid("missing rv or start");
-  if (rv->get_int64() <= 0) throw invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  if (rv->get_int64() <= 0)
+    throw invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
   return {static_cast<std::uint64_t>(rv->get_int64()), std::string(start->get_string())};
 }
 

@@ -1,9 +1,9 @@
 // kube-sim: an embedded Kubernetes API server for tests, demos and benchmarks. See README.md.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include <csignal>
 #include <iostream>
@@ -16,7 +16,8 @@ int main(int argc, char** argv) {
   std::string kubeconfig;
   int bookmark_seconds = 60;
   app.add_option("--address", options.address, "Address to listen on")->capture_default_str();
-  app.add_option("--port", options.port, "Port to listen on (0 = an ephemeral port)")->capture_default_str();
+  app.add_option("--port", options.port, "Port to listen on (0 = an ephemeral port)")
+      ->capture_default_str();
   app.add_option("--io-threads", options.io_threads, "Threads serving requests")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
@@ -26,7 +27,8 @@ int main(int argc, char** argv) {
   app.add_option("--bookmark-interval", bookmark_seconds, "Seconds between watch BOOKMARK events")
       ->check(CLI::Range(1, 3600))
       ->capture_default_str();
-  app.add_option("--write-kubeconfig", kubeconfig, "Write an admin kubeconfig for this server to PATH");
+  app.add_option("--write-kubeconfig", kubeconfig,
+                 "Write an admin kubeconfig for this server to PATH");
   CLI11_PARSE(app, argc, argv);
   options.watch.bookmark_interval = std::chrono::seconds(bookmark_seconds);
 

@@ -13,7 +13,8 @@ class JsonEncoder final : public ObjectEncoder {
   std::string list_header(std::uint64_t resource_version, std::string_view continue_token,
                           std::optional<std::int64_t> remaining) override {
     return fmt::format(R"({{"kind":"{}","apiVersion":"{}",{},"items":[)", type_.list_kind(),
-                       type_.group_version(), list_metadata(resource_version, continue_token, remaining));
+                       type_.group_version(),
+                       list_metadata(resource_version, continue_token, remaining));
   }
 
   void list_item(const ObjectPtr& object, ChunkBuilder& out) override {

@@ -1,8 +1,8 @@
 // Store: versioned objects, event history, watch fan-out and list snapshots.
 #include "sim/object_store.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 
 #include <algorithm>
 #include <ctime>
@@ -226,7 +226,8 @@ ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state,
 }
 
 ObjectPtr Store::remove(const ResourceType& type, std::string_view namespace_,
-                        std::string_view name, const std::function<void(const StoredObject&)>& check) {
+                        std::string_view name,
+                        const std::function<void(const StoredObject&)>& check) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
   auto it = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
@@ -241,15 +242,17 @@ WatchStart Store::watch(const ResourceType& type, std::string_view namespace_,
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
   WatchStart start;
-  start.watcher = std::make_shared<Watcher>(std::move(executor),
-                                            type.namespaced ? std::string(namespace_) : "",
-                                            options_.watcher_capacity);
+  start.watcher =
+      std::make_shared<Watcher>(std::move(executor), type.namespaced ? std::string(namespace_) : "",
+                                options_.watcher_capacity);
   if (!from) {
     start.initial = collect(state, start.watcher->namespace_filter(), resource_version_);
   } else {
-    if (*from > resource_version_) throw errors::too_large_resource_version(*from, resource_version_);
+    if (*from > resource_version_)
+      throw errors::too_large_resource_version(*from, resource_version_);
     if (*from < state.compacted)
-      throw errors::expired(fmt::format("too old resource version: {} ({})", *from, state.compacted));
+      throw errors::expired(
+          fmt::format("too old resource version: {} ({})", *from, state.compacted));
     auto first = std::upper_bound(state.history.begin(), state.history.end(), *from,
                                   [](std::uint64_t rv, const StoreEvent& event) {
                                     return rv < event.object->resource_version;

@@ -8,8 +8,8 @@
 #include <boost/json/object.hpp>
 
 #include <chrono>
-#include <deque>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -28,9 +28,9 @@
 namespace rg::sim {
 
 struct StoreOptions {
-  std::size_t watch_history = 10000;      ///< events kept per resource type for watch resumes
-  std::size_t watcher_capacity = 100000;  ///< pending events before a slow watcher is closed
-  std::size_t max_snapshots = 64;         ///< paginated-list snapshots kept (oldest dropped)
+  std::size_t watch_history = 10000;       ///< events kept per resource type for watch resumes
+  std::size_t watcher_capacity = 100000;   ///< pending events before a slow watcher is closed
+  std::size_t max_snapshots = 64;          ///< paginated-list snapshots kept (oldest dropped)
   std::chrono::seconds snapshot_ttl{300};  ///< like etcd's 5-minute compaction
 };
 
@@ -55,8 +55,7 @@ class Store {
   std::uint64_t resource_version() const;
 
   /// The object, or null.
-  ObjectPtr get(const ResourceType& type, std::string_view namespace_,
-                std::string_view name) const;
+  ObjectPtr get(const ResourceType& type, std::string_view namespace_, std::string_view name) const;
   /// The latest state (`namespace_` empty = all namespaces).
   ObjectListPtr list(const ResourceType& type, std::string_view namespace_) const;
   /// The state exactly at `resource_version`: the latest one if the type has not changed since,
@@ -75,8 +74,8 @@ class Store {
   /// kind and apiVersion) and returns the new one, or throws ApiError. An unchanged result is a
   /// no-op (same resourceVersion, no event). A result with metadata.deletionTimestamp and no
   /// finalizers deletes the object. Throws NotFound when absent.
-  using Mutation = std::function<boost::json::object(const StoredObject& current,
-                                                     boost::json::object object)>;
+  using Mutation =
+      std::function<boost::json::object(const StoredObject& current, boost::json::object object)>;
   ObjectPtr update(const ResourceType& type, std::string_view namespace_, std::string_view name,
                    const Mutation& mutate);
 

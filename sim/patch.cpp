@@ -2,8 +2,8 @@
 // patchStrategy/patchMergeKey tags of the core/v1 and apps/v1 types.
 #include "sim/patch.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -34,7 +34,8 @@ void erase_items(json::array& array, Predicate predicate) {
 
 std::vector<std::string> split_pointer(std::string_view pointer) {
   if (pointer.empty()) return {};
-  if (pointer.front() != '/') throw errors::bad_request(fmt::format("invalid JSON pointer \"{}\"", pointer));
+  if (pointer.front() != '/')
+    throw errors::bad_request(fmt::format("invalid JSON pointer \"{}\"", pointer));
   std::vector<std::string> tokens;
   pointer.remove_prefix(1);
   for (;;) {
@@ -56,23 +57,27 @@ std::vector<std::string> split_pointer(std::string_view pointer) {
   return tokens;
 }
 
-std::size_t array_index(const std::string& token, std::size_t size, bool allow_end, std::string_view path) {
+std::size_t array_index(const std::string& token, std::size_t size, bool allow_end,
+                        std::string_view path) {
   if (allow_end && token == "-") return size;
   std::size_t index = 0;
   auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), index);
   if (ec != std::errc() || end != token.data() + token.size() || index > size ||
       (!allow_end && index == size))
-    throw unprocessable(fmt::format("add operation does not apply: doc is missing path: \"{}\"", path));
+    throw unprocessable(
+        fmt::format("add operation does not apply: doc is missing path: \"{}\"", path));
   return index;
 }
 
 // The container of the last token and the last token.
-json::value& parent_of(json::value& doc, const std::vector<std::string>& tokens, std::string_view path) {
+json::value& parent_of(json::value& doc, const std::vector<std::string>& tokens,
+                       std::string_view path) {
   json::value* current = &doc;
   for (std::size_t i = 0; i + 1 < tokens.size(); ++i) {
     if (auto* object = current->if_object()) {
       auto* next = object->if_contains(tokens[i]);
-      if (next == nullptr) throw unprocessable(fmt::format("doc is missing path: \"{}\": missing value", path));
+      if (next == nullptr)
+        throw unprocessable(fmt::format("doc is missing path: \"{}\": missing value", path));
       current = next;
     } else if (auto* array = current->if_array()) {
       current = &(*array)[array_index(tokens[i], array->size(), false, path)];
@@ -102,7 +107,8 @@ json::value remove_at(json::value& doc, std::string_view path) {
   if (auto* object = parent.if_object()) {
     auto it = object->find(tokens.back());
     if (it == object->end())
-      throw unprocessable(fmt::format("remove operation does not apply: doc is missing path: \"{}\"", path));
+      throw unprocessable(
+          fmt::format("remove operation does not apply: doc is missing path: \"{}\"", path));
     json::value removed = it->value();
     object->erase(it);
     return removed;
@@ -113,7 +119,8 @@ json::value remove_at(json::value& doc, std::string_view path) {
     array->erase(array->begin() + static_cast<std::ptrdiff_t>(index));
     return removed;
   }
-  throw unprocessable(fmt::format("remove operation does not apply: doc is missing path: \"{}\"", path));
+  throw unprocessable(
+      fmt::format("remove operation does not apply: doc is missing path: \"{}\"", path));
 }
 
 void add_at(json::value& doc, std::string_view path, json::value value, bool replace) {
@@ -125,7 +132,8 @@ void add_at(json::value& doc, std::string_view path, json::value value, bool rep
   auto& parent = parent_of(doc, tokens, path);
   if (auto* object = parent.if_object()) {
     if (replace && !object->contains(tokens.back()))
-      throw unprocessable(fmt::format("replace operation does not apply: doc is missing key: {}", path));
+      throw unprocessable(
+          fmt::format("replace operation does not apply: doc is missing key: {}", path));
     (*object)[tokens.back()] = std::move(value);
   } else if (auto* array = parent.if_array()) {
     auto index = array_index(tokens.back(), array->size(), !replace, path);
@@ -134,7 +142,8 @@ void add_at(json::value& doc, std::string_view path, json::value value, bool rep
     else
       array->insert(array->begin() + static_cast<std::ptrdiff_t>(index), std::move(value));
   } else {
-    throw unprocessable(fmt::format("add operation does not apply: doc is missing path: \"{}\"", path));
+    throw unprocessable(
+        fmt::format("add operation does not apply: doc is missing path: \"{}\"", path));
   }
 }
 
@@ -186,15 +195,18 @@ json::array merge_list(json::array target, const json::array& patch, std::string
   }
   for (const auto& item : patch) {
     if (const auto* object = item.if_object()) {
-      if (const auto* directive = object->if_contains("$patch"); directive != nullptr && directive->is_string()) {
+      if (const auto* directive = object->if_contains("$patch");
+          directive != nullptr && directive->is_string()) {
         if (directive->get_string() == "replace") {
           json::array replaced;
           for (const auto& other : patch)
-            if (!(other.is_object() && other.get_object().contains("$patch"))) replaced.push_back(other);
+            if (!(other.is_object() && other.get_object().contains("$patch")))
+              replaced.push_back(other);
           return replaced;
         }
         if (directive->get_string() == "delete") {
-          erase_items(target, [&](const json::value& existing) { return same_key(existing, item, key); });
+          erase_items(target,
+                      [&](const json::value& existing) { return same_key(existing, item, key); });
           continue;
         }
       }
@@ -228,7 +240,8 @@ json::value strategic(json::value target, const json::value& patch, std::string_
                       std::vector<std::string>& path) {
   const auto* patch_object = patch.if_object();
   if (patch_object == nullptr) return patch;
-  if (const auto* directive = patch_object->if_contains("$patch"); directive != nullptr && directive->is_string()) {
+  if (const auto* directive = patch_object->if_contains("$patch");
+      directive != nullptr && directive->is_string()) {
     if (directive->get_string() == "replace") {
       json::object replaced = *patch_object;
       replaced.erase("$patch");
@@ -248,14 +261,17 @@ json::value strategic(json::value target, const json::value& patch, std::string_
       continue;
     }
     if (field.starts_with("$setElementOrder/")) {
-      if (const auto* order = value.if_array()) orders.emplace_back(std::string(field.substr(17)), order);
+      if (const auto* order = value.if_array())
+        orders.emplace_back(std::string(field.substr(17)), order);
       continue;
     }
     if (field.starts_with("$deleteFromPrimitiveList/")) {
       auto name = field.substr(25);
-      if (auto* list = object.if_contains(name); list != nullptr && list->is_array() && value.is_array())
+      if (auto* list = object.if_contains(name);
+          list != nullptr && list->is_array() && value.is_array())
         erase_items(list->get_array(), [&](const json::value& e) {
-          return std::find(value.get_array().begin(), value.get_array().end(), e) != value.get_array().end();
+          return std::find(value.get_array().begin(), value.get_array().end(), e) !=
+                 value.get_array().end();
         });
       continue;
     }
@@ -270,7 +286,9 @@ json::value strategic(json::value target, const json::value& patch, std::string_
     } else if (value.is_array()) {
       object[field] = merge_list(json::array(), value.get_array(), kind, path);
     } else if (value.is_object()) {
-      auto merged = strategic(existing != nullptr ? std::move(*existing) : json::value(json::object()), value, kind, path);
+      auto merged =
+          strategic(existing != nullptr ? std::move(*existing) : json::value(json::object()), value,
+                    kind, path);
       if (merged.is_null())
         object.erase(field);
       else
@@ -328,7 +346,8 @@ json::value merge_patch(json::value target, const json::value& patch) {
 
 json::value json_patch(json::value target, const json::value& patch) {
   const auto* operations = patch.if_array();
-  if (operations == nullptr) throw errors::bad_request("a JSON patch must be an array of operations");
+  if (operations == nullptr)
+    throw errors::bad_request("a JSON patch must be an array of operations");
   for (const auto& entry : *operations) {
     const auto* op = entry.if_object();
     auto text = [&](std::string_view key) -> std::string {
@@ -365,8 +384,10 @@ json::value json_patch(json::value target, const json::value& patch) {
   return target;
 }
 
-json::value strategic_merge_patch(json::value target, const json::value& patch, std::string_view kind) {
-  if (!patch.is_object()) throw errors::bad_request("a strategic merge patch must be a JSON object");
+json::value strategic_merge_patch(json::value target, const json::value& patch,
+                                  std::string_view kind) {
+  if (!patch.is_object())
+    throw errors::bad_request("a strategic merge patch must be a JSON object");
   std::vector<std::string> path;
   return strategic(std::move(target), patch, kind, path);
 }

@@ -1,8 +1,8 @@
 // Registry: create/update/delete rules per resource (see registry.hpp).
 #include "sim/registry.hpp"
 
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 
 #include <algorithm>
 
@@ -74,7 +74,8 @@ void apply_defaults(const ResourceType& type, json::object& object) {
     // DefaultTolerationSeconds admission: tolerate not-ready/unreachable for 300 s.
     auto& tolerations = spec["tolerations"];
     if (!tolerations.is_array()) tolerations = json::array();
-    for (std::string_view key : {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
+    for (std::string_view key :
+         {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
       bool present = false;
       for (const auto& toleration : tolerations.get_array())
         if (toleration.is_object() && string_at(toleration.get_object(), "key") == key &&
@@ -111,10 +112,9 @@ void validate(const ResourceType& type, const json::object& object) {
     if (spec != nullptr) {
       const auto* replicas = spec->if_contains("replicas");
       if (replicas != nullptr && replicas->is_int64() && replicas->get_int64() < 0)
-        problems.push_back(
-            {"FieldValueInvalid", "spec.replicas",
-             fmt::format("Invalid value: {}: must be greater than or equal to 0",
-                         replicas->get_int64())});
+        problems.push_back({"FieldValueInvalid", "spec.replicas",
+                            fmt::format("Invalid value: {}: must be greater than or equal to 0",
+                                        replicas->get_int64())});
     }
   }
   if (!problems.empty()) throw errors::invalid(type.group, type.kind, name, problems);
@@ -151,11 +151,12 @@ void Registry::bootstrap() {
   const auto* namespaces = table_.find("", "v1", "namespaces");
   for (std::string_view name : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
     if (store_.get(*namespaces, "", name)) continue;
-    json::object ns{{"kind", "Namespace"},
-                    {"apiVersion", "v1"},
-                    {"metadata", json::object{{"name", name},
-                                              {"labels", json::object{{"kubernetes.io/metadata.name", name}}}}},
-                    {"spec", json::object{{"finalizers", json::array{"kubernetes"}}}}};
+    json::object ns{
+        {"kind", "Namespace"},
+        {"apiVersion", "v1"},
+        {"metadata", json::object{{"name", name},
+                                  {"labels", json::object{{"kubernetes.io/metadata.name", name}}}}},
+        {"spec", json::object{{"finalizers", json::array{"kubernetes"}}}}};
     create(*namespaces, "", std::move(ns), {"kube-apiserver"});
   }
 }
@@ -170,8 +171,8 @@ json::object Registry::view_of(const StoredObject& object, std::string_view subr
   json::object spec;
   json::object status;
   if (const auto* s = object_if(full, "spec"); s != nullptr)
-    if (const auto* replicas = s->if_contains("replicas"); replicas != nullptr && replicas->is_number() &&
-                                                           replicas->to_number<std::int64_t>() != 0)
+    if (const auto* replicas = s->if_contains("replicas");
+        replicas != nullptr && replicas->is_number() && replicas->to_number<std::int64_t>() != 0)
       spec["replicas"] = *replicas;
   std::int64_t replicas = 0;
   if (const auto* s = object_if(full, "status"); s != nullptr)
@@ -254,60 +255,62 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
                            std::string_view name, std::string_view subresource,
                            const Intent& intent, const WriteContext& context) {
   (void)context;
-  return store_.update(type, namespace_, name, [&](const StoredObject& current,
-                                                   json::object before) {
-    json::object view = subresource == "scale" ? view_of(current, "scale") : before;
-    json::object wanted = intent(std::move(view));
-    auto& wanted_meta = object_at(wanted, "metadata");
-    std::string rv = string_at(wanted_meta, "resourceVersion");
-    if (!rv.empty() && rv != std::to_string(current.resource_version))
-      throw errors::conflict(type, name);
-    std::string wanted_name = string_at(wanted_meta, "name");
-    if (!wanted_name.empty() && wanted_name != name)
-      throw errors::bad_request(fmt::format(
-          "the name of the object ({}) does not match the name on the URL ({})", wanted_name, name));
+  return store_.update(
+      type, namespace_, name, [&](const StoredObject& current, json::object before) {
+        json::object view = subresource == "scale" ? view_of(current, "scale") : before;
+        json::object wanted = intent(std::move(view));
+        auto& wanted_meta = object_at(wanted, "metadata");
+        std::string rv = string_at(wanted_meta, "resourceVersion");
+        if (!rv.empty() && rv != std::to_string(current.resource_version))
+          throw errors::conflict(type, name);
+        std::string wanted_name = string_at(wanted_meta, "name");
+        if (!wanted_name.empty() && wanted_name != name)
+          throw errors::bad_request(
+              fmt::format("the name of the object ({}) does not match the name on the URL ({})",
+                          wanted_name, name));
 
-    json::object after;
-    if (subresource == "scale") {
-      after = before;
-      json::value replicas = 0;
-      if (const auto* spec = object_if(wanted, "spec"))
-        if (const auto* r = spec->if_contains("replicas")) replicas = *r;
-      object_at(after, "spec")["replicas"] = replicas;
-    } else if (subresource == "status") {
-      after = before;
-      if (const auto* status = wanted.if_contains("status"))
-        after["status"] = *status;
-      else
-        after.erase("status");
-    } else {
-      after = std::move(wanted);
-      // The main resource cannot change status when a status subresource exists.
-      if (type.has_status()) {
-        if (const auto* status = before.if_contains("status"))
-          after["status"] = *status;
-        else
-          after.erase("status");
-      }
-      auto& meta = object_at(after, "metadata");
-      const auto& old_meta = before.at("metadata").as_object();
-      for (auto field : {"generation", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
-        if (const auto* value = old_meta.if_contains(field))
-          meta[field] = *value;
-        else
-          meta.erase(field);
-      }
-      apply_defaults(type, after);
-    }
-    if (spec_changed(before, after)) {
-      auto& meta = object_at(after, "metadata");
-      const auto* generation = before.at("metadata").as_object().if_contains("generation");
-      std::int64_t next = generation != nullptr && generation->is_int64() ? generation->get_int64() + 1 : 1;
-      meta["generation"] = next;
-    }
-    validate(type, after);
-    return after;
-  });
+        json::object after;
+        if (subresource == "scale") {
+          after = before;
+          json::value replicas = 0;
+          if (const auto* spec = object_if(wanted, "spec"))
+            if (const auto* r = spec->if_contains("replicas")) replicas = *r;
+          object_at(after, "spec")["replicas"] = replicas;
+        } else if (subresource == "status") {
+          after = before;
+          if (const auto* status = wanted.if_contains("status"))
+            after["status"] = *status;
+          else
+            after.erase("status");
+        } else {
+          after = std::move(wanted);
+          // The main resource cannot change status when a status subresource exists.
+          if (type.has_status()) {
+            if (const auto* status = before.if_contains("status"))
+              after["status"] = *status;
+            else
+              after.erase("status");
+          }
+          auto& meta = object_at(after, "metadata");
+          const auto& old_meta = before.at("metadata").as_object();
+          for (auto field : {"generation", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+            if (const auto* value = old_meta.if_contains(field))
+              meta[field] = *value;
+            else
+              meta.erase(field);
+          }
+          apply_defaults(type, after);
+        }
+        if (spec_changed(before, after)) {
+          auto& meta = object_at(after, "metadata");
+          const auto* generation = before.at("metadata").as_object().if_contains("generation");
+          std::int64_t next =
+              generation != nullptr && generation->is_int64() ? generation->get_int64() + 1 : 1;
+          meta["generation"] = next;
+        }
+        validate(type, after);
+        return after;
+      });
 }
 
 DeleteResult Registry::remove(const ResourceType& type, std::string_view namespace_,
@@ -318,7 +321,8 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
     status.status = "Failure";
     status.code = 403;
     status.reason = "Forbidden";
-    status.message = fmt::format("namespaces \"{}\" is forbidden: this namespace may not be deleted", name);
+    status.message =
+        fmt::format("namespaces \"{}\" is forbidden: this namespace may not be deleted", name);
     status.details = client::StatusDetails{std::string(name), "", "namespaces", "", {}, 0};
     throw ApiError(std::move(status));
   }
@@ -341,15 +345,16 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
   check(*current);
   if (current->body.find("\"finalizers\":[\"") != std::string::npos) {
     // Graceful: mark it; whoever owns the finalizers removes them, and the store deletes it then.
-    auto marked = store_.update(type, namespace_, name, [&](const StoredObject& now, json::object object) {
-      check(now);
-      auto& metadata = object_at(object, "metadata");
-      if (!metadata.contains("deletionTimestamp")) {
-        metadata["deletionTimestamp"] = rfc3339_now();
-        metadata["deletionGracePeriodSeconds"] = 0;
-      }
-      return object;
-    });
+    auto marked =
+        store_.update(type, namespace_, name, [&](const StoredObject& now, json::object object) {
+          check(now);
+          auto& metadata = object_at(object, "metadata");
+          if (!metadata.contains("deletionTimestamp")) {
+            metadata["deletionTimestamp"] = rfc3339_now();
+            metadata["deletionGracePeriodSeconds"] = 0;
+          }
+          return object;
+        });
     if (store_.get(type, namespace_, name)) return {marked, false};
     return {marked, true};
   }
@@ -374,9 +379,8 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
 void Registry::cascade(const ObjectPtr& owner) {
   // The garbage collector's job, done at once: delete what the owner owned. Only the kinds
   // that own objects in a cluster are followed, and only the kinds they own are scanned.
-  static const std::vector<std::string_view> kOwners = {"deployments", "replicasets", "statefulsets",
-                                                        "daemonsets",  "jobs",        "cronjobs",
-                                                        "nodes"};
+  static const std::vector<std::string_view> kOwners = {
+      "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "nodes"};
   static const std::vector<std::string_view> kOwned = {"replicasets", "pods", "jobs", "leases"};
   if (std::find(kOwners.begin(), kOwners.end(), owner->type->resource) == kOwners.end()) return;
   for (const auto& type : table_.types()) {

@@ -52,8 +52,8 @@ class Registry {
   boost::json::object get(const ResourceType& type, std::string_view namespace_,
                           std::string_view name, std::string_view subresource) const;
 
-  ObjectPtr create(const ResourceType& type, std::string_view namespace_, boost::json::object object,
-                   const WriteContext& context);
+  ObjectPtr create(const ResourceType& type, std::string_view namespace_,
+                   boost::json::object object, const WriteContext& context);
 
   /// Read-modify-write of the object or a subresource view: `intent` maps the current view
   /// to the wanted one. A resourceVersion in the wanted view must match (409 Conflict).

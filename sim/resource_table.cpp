@@ -34,7 +34,9 @@ ResourceType make(std::string group, std::string resource, std::string singular,
 
 std::vector<ResourceType> builtin_types() {
   std::vector<ResourceType> types;
-  auto add = [&](ResourceType type) -> ResourceType& { return types.emplace_back(std::move(type)); };
+  auto add = [&](ResourceType type) -> ResourceType& {
+    return types.emplace_back(std::move(type));
+  };
 
   auto& namespaces = add(make("", "namespaces", "namespace", "Namespace", false, {"ns"}));
   namespaces.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
@@ -46,15 +48,20 @@ std::vector<ResourceType> builtin_types() {
   auto& pods = add(make("", "pods", "pod", "Pod", true, {"po"}));
   pods.categories = {"all"};
   pods.subresources = {{"binding", "", "v1", "Binding", {"create"}}, status_of("", "Pod")};
-  pods.selectable_fields = {"spec.nodeName",       "spec.restartPolicy", "spec.schedulerName",
-                            "spec.serviceAccountName", "spec.hostNetwork", "status.phase",
-                            "status.podIP",        "status.nominatedNodeName"};
+  pods.selectable_fields = {
+      "spec.nodeName",    "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
+      "spec.hostNetwork", "status.phase",       "status.podIP",       "status.nominatedNodeName"};
   auto& events = add(make("", "events", "event", "Event", true, {"ev"}));
-  events.selectable_fields = {"involvedObject.kind",       "involvedObject.namespace",
-                              "involvedObject.name",       "involvedObject.uid",
-                              "involvedObject.apiVersion", "involvedObject.resourceVersion",
-                              "involvedObject.fieldPath",  "reason",
-                              "reportingComponent",        "source",
+  events.selectable_fields = {"involvedObject.kind",
+                              "involvedObject.namespace",
+                              "involvedObject.name",
+                              "involvedObject.uid",
+                              "involvedObject.apiVersion",
+                              "involvedObject.resourceVersion",
+                              "involvedObject.fieldPath",
+                              "reason",
+                              "reportingComponent",
+                              "source",
                               "type"};
   add(make("", "configmaps", "configmap", "ConfigMap", true, {"cm"}));
   auto& secrets = add(make("", "secrets", "secret", "Secret", true));
@@ -64,9 +71,8 @@ std::vector<ResourceType> builtin_types() {
   services.categories = {"all"};
   services.subresources = {status_of("", "Service")};
   add(make("", "endpoints", "endpoints", "Endpoints", true, {"ep"}));
-  auto& pvcs = add(
-      make("", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true,
-           {"pvc"}));
+  auto& pvcs = add(make("", "persistentvolumeclaims", "persistentvolumeclaim",
+                        "PersistentVolumeClaim", true, {"pvc"}));
   pvcs.subresources = {status_of("", "PersistentVolumeClaim")};
   auto& pvs =
       add(make("", "persistentvolumes", "persistentvolume", "PersistentVolume", false, {"pv"}));
@@ -100,13 +106,13 @@ std::vector<ResourceType> builtin_types() {
 
   add(make("coordination.k8s.io", "leases", "lease", "Lease", true));
   auto& new_events = add(make("events.k8s.io", "events", "event", "Event", true, {"ev"}));
-  new_events.selectable_fields = {"regarding.kind", "regarding.namespace", "regarding.name",
-                                  "regarding.uid",  "reason",              "type"};
-  auto& pdbs =
-      add(make("policy", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget",
-               true, {"pdb"}));
+  new_events.selectable_fields = {
+      "regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "reason", "type"};
+  auto& pdbs = add(make("policy", "poddisruptionbudgets", "poddisruptionbudget",
+                        "PodDisruptionBudget", true, {"pdb"}));
   pdbs.subresources = {status_of("policy", "PodDisruptionBudget")};
-  auto& ingresses = add(make("networking.k8s.io", "ingresses", "ingress", "Ingress", true, {"ing"}));
+  auto& ingresses =
+      add(make("networking.k8s.io", "ingresses", "ingress", "Ingress", true, {"ing"}));
   ingresses.subresources = {status_of("networking.k8s.io", "Ingress")};
   add(make("networking.k8s.io", "networkpolicies", "networkpolicy", "NetworkPolicy", true,
            {"netpol"}));
@@ -149,7 +155,8 @@ ResourceTable::ResourceTable(std::vector<ResourceType> types) : types_(std::move
       return gv.group == type.group && gv.version == type.version;
     });
     if (it == group_versions_.end())
-      it = group_versions_.insert(group_versions_.end(), GroupVersion{type.group, type.version, {}});
+      it =
+          group_versions_.insert(group_versions_.end(), GroupVersion{type.group, type.version, {}});
     it->resources.push_back(&type);
   }
 }

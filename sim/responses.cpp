@@ -19,7 +19,8 @@ HttpResponse status_response(const client::Status& status) {
   response.status = status.code != 0 ? status.code : 500;
   response.headers = {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}};
   if (status.details && status.details->retry_after_seconds > 0)
-    response.headers.emplace_back("Retry-After", std::to_string(status.details->retry_after_seconds));
+    response.headers.emplace_back("Retry-After",
+                                  std::to_string(status.details->retry_after_seconds));
   response.body = boost::json::serialize(client::to_json(status));
   return response;
 }
@@ -41,7 +42,8 @@ Negotiation negotiate(const HttpRequest& request) {
         contains(accept, "v=v1beta1"))
       negotiation.table_api_version = "meta.k8s.io/v1beta1";
   }
-  if (auto include = request.param("includeObject")) negotiation.include_object = std::string(*include);
+  if (auto include = request.param("includeObject"))
+    negotiation.include_object = std::string(*include);
   if (!negotiation.table && !accept.empty() && !contains(accept, "application/json") &&
       !contains(accept, "*/*") && !contains(accept, "application/*"))
     throw errors::not_acceptable("application/json, application/yaml");

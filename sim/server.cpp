@@ -1,9 +1,9 @@
 // Server: wiring of store, registry, API handler, fault injection and the HTTP server.
 #include "sim/server.hpp"
 
+#include <fmt/format.h>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
-#include <fmt/format.h>
 
 #include <fstream>
 #include <thread>
@@ -20,7 +20,9 @@ struct Server::Impl {
         store(options.store),
         registry(store, ResourceTable::builtin()),
         http(io, HttpServerOptions{options.address, options.port, options.body_limit, nullptr},
-             [this](HttpRequest& request, ResponseStream& stream) { return api->handle(request, stream); }),
+             [this](HttpRequest& request, ResponseStream& stream) {
+               return api->handle(request, stream);
+             }),
         faults(store, [this] { http.close_connections(); }) {
     api = std::make_unique<ApiServer>(registry, ApiServerOptions{options.watch, {}},
                                       fmt::format("{}:{}", options.address, http.port()));

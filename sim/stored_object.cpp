@@ -84,7 +84,8 @@ ObjectPtr make_stored_object(const ResourceType& type, const boost::json::object
   stored->resource_version = std::stoull(string_at(meta, "resourceVersion"));
   if (const auto* labels = meta.if_contains("labels"); labels != nullptr && labels->is_object()) {
     for (const auto& [key, value] : labels->get_object())
-      if (value.is_string()) stored->labels.emplace(std::string(key), std::string(value.get_string()));
+      if (value.is_string())
+        stored->labels.emplace(std::string(key), std::string(value.get_string()));
   }
   stored->field_values.reserve(type.selectable_fields.size());
   for (const auto& field : type.selectable_fields)

@@ -1,8 +1,8 @@
 // The Table encoder for `kubectl get`: printer columns of the built-in printers (KK
 // pkg/printers/internalversion/printers.go) for nodes, pods, deployments, replicasets,
 // namespaces and leases; Name + Created At for everything else (the default table convertor).
-#include <boost/json.hpp>
 #include <fmt/format.h>
+#include <boost/json.hpp>
 
 #include <chrono>
 #include <ctime>
@@ -52,23 +52,30 @@ std::string human_duration(std::int64_t seconds) {
   if (seconds < 120) return fmt::format("{}s", seconds);
   std::int64_t minutes = seconds / 60;
   if (minutes < 10)
-    return seconds % 60 == 0 ? fmt::format("{}m", minutes) : fmt::format("{}m{}s", minutes, seconds % 60);
+    return seconds % 60 == 0 ? fmt::format("{}m", minutes)
+                             : fmt::format("{}m{}s", minutes, seconds % 60);
   if (minutes < 180) return fmt::format("{}m", minutes);
   std::int64_t hours = minutes / 60;
-  if (hours < 8) return minutes % 60 == 0 ? fmt::format("{}h", hours) : fmt::format("{}h{}m", hours, minutes % 60);
+  if (hours < 8)
+    return minutes % 60 == 0 ? fmt::format("{}h", hours)
+                             : fmt::format("{}h{}m", hours, minutes % 60);
   if (hours < 48) return fmt::format("{}h", hours);
-  if (hours < 24 * 8) return hours % 24 == 0 ? fmt::format("{}d", hours / 24) : fmt::format("{}d{}h", hours / 24, hours % 24);
+  if (hours < 24 * 8)
+    return hours % 24 == 0 ? fmt::format("{}d", hours / 24)
+                           : fmt::format("{}d{}h", hours / 24, hours % 24);
   if (hours < 24 * 365 * 2) return fmt::format("{}d", hours / 24);
   std::int64_t years = hours / 24 / 365;
   std::int64_t days = (hours / 24) % 365;
-  if (hours < 24 * 365 * 8) return days == 0 ? fmt::format("{}y", years) : fmt::format("{}y{}d", years, days);
+  if (hours < 24 * 365 * 8)
+    return days == 0 ? fmt::format("{}y", years) : fmt::format("{}y{}d", years, days);
   return fmt::format("{}y", years);
 }
 
 std::string age(const json::object* metadata) {
   std::string stamp = string_at(metadata, "creationTimestamp");
   std::tm tm{};
-  if (stamp.empty() || strptime(stamp.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return "<unknown>";
+  if (stamp.empty() || strptime(stamp.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr)
+    return "<unknown>";
   return human_duration(static_cast<std::int64_t>(std::time(nullptr) - timegm(&tm)));
 }
 
@@ -82,47 +89,66 @@ std::string condition_status(const json::object* status, std::string_view type) 
 
 std::vector<Column> columns_for(const ResourceType& type) {
   constexpr std::string_view kName = "Name must be unique within a namespace.";
-  constexpr std::string_view kAge = "CreationTimestamp is a timestamp representing the server time when this object was created.";
+  constexpr std::string_view kAge =
+      "CreationTimestamp is a timestamp representing the server time when this object was created.";
   const std::string& r = type.resource;
   if (type.group.empty() && r == "pods")
     return {{"Name", "string", "name", 0, kName},
-            {"Ready", "string", "", 0, "The aggregate readiness state of this pod for accepting traffic."},
+            {"Ready", "string", "", 0,
+             "The aggregate readiness state of this pod for accepting traffic."},
             {"Status", "string", "", 0, "The aggregate status of the containers in this pod."},
-            {"Restarts", "string", "", 0, "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted."},
+            {"Restarts", "string", "", 0,
+             "The number of times the containers in this pod have been restarted and when the last "
+             "container in this pod has restarted."},
             {"Age", "string", "", 0, kAge},
-            {"IP", "string", "", 1, "IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated."},
-            {"Node", "string", "", 1, "NodeName is a request to schedule this pod onto a specific node."},
-            {"Nominated Node", "string", "", 1, "nominatedNodeName is set when this pod preempts other pods on the node."},
-            {"Readiness Gates", "string", "", 1, "If specified, all readiness gates will be evaluated for pod readiness."}};
+            {"IP", "string", "", 1,
+             "IP address allocated to the pod. Routable at least within the cluster. Empty if not "
+             "yet allocated."},
+            {"Node", "string", "", 1,
+             "NodeName is a request to schedule this pod onto a specific node."},
+            {"Nominated Node", "string", "", 1,
+             "nominatedNodeName is set when this pod preempts other pods on the node."},
+            {"Readiness Gates", "string", "", 1,
+             "If specified, all readiness gates will be evaluated for pod readiness."}};
   if (type.group.empty() && r == "nodes")
-    return {{"Name", "string", "name", 0, kName},
-            {"Status", "string", "", 0, "The status of the node"},
-            {"Roles", "string", "", 0, "The roles of the node"},
-            {"Age", "string", "", 0, kAge},
-            {"Version", "string", "", 0, "Kubelet Version reported by the node."},
-            {"Internal-IP", "string", "", 1, "List of addresses reachable to the node."},
-            {"External-IP", "string", "", 1, "List of addresses reachable to the node."},
-            {"OS-Image", "string", "", 1, "OS Image reported by the node from /etc/os-release."},
-            {"Kernel-Version", "string", "", 1, "Kernel Version reported by the node from 'uname -r'."},
-            {"Container-Runtime", "string", "", 1, "ContainerRuntime Version reported by the node through runtime remote API."}};
+    return {
+        {"Name", "string", "name", 0, kName},
+        {"Status", "string", "", 0, "The status of the node"},
+        {"Roles", "string", "", 0, "The roles of the node"},
+        {"Age", "string", "", 0, kAge},
+        {"Version", "string", "", 0, "Kubelet Version reported by the node."},
+        {"Internal-IP", "string", "", 1, "List of addresses reachable to the node."},
+        {"External-IP", "string", "", 1, "List of addresses reachable to the node."},
+        {"OS-Image", "string", "", 1, "OS Image reported by the node from /etc/os-release."},
+        {"Kernel-Version", "string", "", 1, "Kernel Version reported by the node from 'uname -r'."},
+        {"Container-Runtime", "string", "", 1,
+         "ContainerRuntime Version reported by the node through runtime remote API."}};
   if (type.group == "apps" && r == "deployments")
     return {{"Name", "string", "name", 0, kName},
             {"Ready", "string", "", 0, "Number of the pod with ready state"},
-            {"Up-to-date", "integer", "", 0, "Total number of non-terminated pods targeted by this deployment that have the desired template spec."},
-            {"Available", "integer", "", 0, "Total number of available pods (ready for at least minReadySeconds) targeted by this deployment."},
+            {"Up-to-date", "integer", "", 0,
+             "Total number of non-terminated pods targeted by this deployment that have the "
+             "desired template spec."},
+            {"Available", "integer", "", 0,
+             "Total number of available pods (ready for at least minReadySeconds) targeted by this "
+             "deployment."},
             {"Age", "string", "", 0, kAge},
             {"Containers", "string", "", 1, "Names of each container in the template."},
             {"Images", "string", "", 1, "Images referenced by each container in the template."},
-            {"Selector", "string", "", 1, "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment."}};
+            {"Selector", "string", "", 1,
+             "Label selector for pods. Existing ReplicaSets whose pods are selected by this will "
+             "be the ones affected by this deployment."}};
   if (type.group == "apps" && r == "replicasets")
-    return {{"Name", "string", "name", 0, kName},
-            {"Desired", "integer", "", 0, "Replicas is the number of desired replicas."},
-            {"Current", "integer", "", 0, "Replicas is the most recently observed number of replicas."},
-            {"Ready", "integer", "", 0, "The number of ready replicas for this replica set."},
-            {"Age", "string", "", 0, kAge},
-            {"Containers", "string", "", 1, "Names of each container in the template."},
-            {"Images", "string", "", 1, "Images referenced by each container in the template."},
-            {"Selector", "string", "", 1, "Selector is a label query over pods that should match the replica count."}};
+    return {
+        {"Name", "string", "name", 0, kName},
+        {"Desired", "integer", "", 0, "Replicas is the number of desired replicas."},
+        {"Current", "integer", "", 0, "Replicas is the most recently observed number of replicas."},
+        {"Ready", "integer", "", 0, "The number of ready replicas for this replica set."},
+        {"Age", "string", "", 0, kAge},
+        {"Containers", "string", "", 1, "Names of each container in the template."},
+        {"Images", "string", "", 1, "Images referenced by each container in the template."},
+        {"Selector", "string", "", 1,
+         "Selector is a label query over pods that should match the replica count."}};
   if (type.group.empty() && r == "namespaces")
     return {{"Name", "string", "name", 0, kName},
             {"Status", "string", "", 0, "The status of the namespace"},
@@ -131,8 +157,7 @@ std::vector<Column> columns_for(const ResourceType& type) {
     return {{"Name", "string", "name", 0, kName},
             {"Holder", "string", "", 0, "The holder of the lease."},
             {"Age", "string", "", 0, kAge}};
-  return {{"Name", "string", "name", 0, kName},
-          {"Created At", "date", "", 0, kAge}};
+  return {{"Name", "string", "name", 0, kName}, {"Created At", "date", "", 0, kAge}};
 }
 
 std::string joined_containers(const json::object* spec, std::string_view field) {
@@ -151,7 +176,9 @@ std::string selector_text(const json::object* spec) {
   std::vector<std::string> parts;
   if (labels != nullptr)
     for (const auto& [k, v] : *labels)
-      if (v.is_string()) parts.push_back(fmt::format("{}={}", std::string_view(k), std::string_view(v.get_string())));
+      if (v.is_string())
+        parts.push_back(
+            fmt::format("{}={}", std::string_view(k), std::string_view(v.get_string())));
   return parts.empty() ? "<none>" : fmt::format("{}", fmt::join(parts, ","));
 }
 
@@ -159,7 +186,8 @@ json::array pod_cells(const json::object& pod, const json::object* metadata) {
   const auto* spec = object_at(pod, "spec");
   const auto* status = object_at(pod, "status");
   std::int64_t total = 0, ready = 0, restarts = 0;
-  if (const auto* containers = array_at(spec, "containers")) total = static_cast<std::int64_t>(containers->size());
+  if (const auto* containers = array_at(spec, "containers"))
+    total = static_cast<std::int64_t>(containers->size());
   std::string reason = string_at(status, "phase");
   if (auto r = string_at(status, "reason"); !r.empty()) reason = r;
   if (const auto* statuses = array_at(status, "containerStatuses")) {
@@ -167,12 +195,15 @@ json::array pod_cells(const json::object& pod, const json::object* metadata) {
       if (!s.is_object()) continue;
       const auto& cs = s.get_object();
       restarts += int_at(&cs, "restartCount");
-      if (const auto* v = cs.if_contains("ready"); v != nullptr && v->is_bool() && v->get_bool()) ++ready;
+      if (const auto* v = cs.if_contains("ready"); v != nullptr && v->is_bool() && v->get_bool())
+        ++ready;
       const auto* state = object_at(cs, "state");
       if (state == nullptr) continue;
-      if (const auto* waiting = object_at(*state, "waiting"); waiting && !string_at(waiting, "reason").empty())
+      if (const auto* waiting = object_at(*state, "waiting");
+          waiting && !string_at(waiting, "reason").empty())
         reason = string_at(waiting, "reason");
-      else if (const auto* term = object_at(*state, "terminated"); term && !string_at(term, "reason").empty())
+      else if (const auto* term = object_at(*state, "terminated");
+               term && !string_at(term, "reason").empty())
         reason = string_at(term, "reason");
     }
   }
@@ -180,10 +211,15 @@ json::array pod_cells(const json::object& pod, const json::object* metadata) {
   std::string ip = string_at(status, "podIP");
   std::string node = string_at(spec, "nodeName");
   std::string nominated = string_at(status, "nominatedNodeName");
-  return json::array{json::string(string_at(metadata, "name")), fmt::format("{}/{}", ready, total),
-                     reason, std::to_string(restarts), age(metadata),
-                     ip.empty() ? "<none>" : ip, node.empty() ? "<none>" : node,
-                     nominated.empty() ? "<none>" : nominated, "<none>"};
+  return json::array{json::string(string_at(metadata, "name")),
+                     fmt::format("{}/{}", ready, total),
+                     reason,
+                     std::to_string(restarts),
+                     age(metadata),
+                     ip.empty() ? "<none>" : ip,
+                     node.empty() ? "<none>" : node,
+                     nominated.empty() ? "<none>" : nominated,
+                     "<none>"};
 }
 
 json::array node_cells(const json::object& node, const json::object* metadata) {
@@ -191,7 +227,8 @@ json::array node_cells(const json::object& node, const json::object* metadata) {
   const auto* status = object_at(node, "status");
   std::string ready = condition_status(status, "Ready");
   std::string state = ready == "True" ? "Ready" : ready == "False" ? "NotReady" : "Unknown";
-  if (const auto* u = spec ? spec->if_contains("unschedulable") : nullptr; u && u->is_bool() && u->get_bool())
+  if (const auto* u = spec ? spec->if_contains("unschedulable") : nullptr;
+      u && u->is_bool() && u->get_bool())
     state += ",SchedulingDisabled";
   std::vector<std::string> roles;
   if (const auto* labels = metadata ? object_at(*metadata, "labels") : nullptr)
@@ -208,10 +245,15 @@ json::array node_cells(const json::object& node, const json::object* metadata) {
     }
   const auto* info = status ? object_at(*status, "nodeInfo") : nullptr;
   auto or_unknown = [](std::string s) { return s.empty() ? std::string("<unknown>") : s; };
-  return json::array{json::string(string_at(metadata, "name")), state,
-                     roles.empty() ? "<none>" : fmt::format("{}", fmt::join(roles, ",")), age(metadata),
-                     string_at(info, "kubeletVersion"), internal, external,
-                     or_unknown(string_at(info, "osImage")), or_unknown(string_at(info, "kernelVersion")),
+  return json::array{json::string(string_at(metadata, "name")),
+                     state,
+                     roles.empty() ? "<none>" : fmt::format("{}", fmt::join(roles, ",")),
+                     age(metadata),
+                     string_at(info, "kubeletVersion"),
+                     internal,
+                     external,
+                     or_unknown(string_at(info, "osImage")),
+                     or_unknown(string_at(info, "kernelVersion")),
                      or_unknown(string_at(info, "containerRuntimeVersion"))};
 }
 
@@ -226,7 +268,8 @@ json::array cells_for(const ResourceType& type, const json::object& object) {
   if (type.group == "apps" && (r == "deployments" || r == "replicasets") && spec != nullptr) {
     json::array cells{name};
     if (r == "deployments") {
-      cells.push_back(json::string(fmt::format("{}/{}", int_at(status, "readyReplicas"), int_at(spec, "replicas"))));
+      cells.push_back(json::string(
+          fmt::format("{}/{}", int_at(status, "readyReplicas"), int_at(spec, "replicas"))));
       cells.push_back(int_at(status, "updatedReplicas"));
       cells.push_back(int_at(status, "availableReplicas"));
     } else {
@@ -244,7 +287,8 @@ json::array cells_for(const ResourceType& type, const json::object& object) {
     return json::array{name, json::string(string_at(status, "phase")), json::string(age(metadata))};
   if (type.group == "coordination.k8s.io" && r == "leases") {
     std::string holder = string_at(spec, "holderIdentity");
-    return json::array{name, json::string(holder.empty() ? "<none>" : holder), json::string(age(metadata))};
+    return json::array{name, json::string(holder.empty() ? "<none>" : holder),
+                       json::string(age(metadata))};
   }
   return json::array{name, json::string(string_at(metadata, "creationTimestamp"))};
 }
@@ -252,29 +296,39 @@ json::array cells_for(const ResourceType& type, const json::object& object) {
 class TableEncoder final : public ObjectEncoder {
  public:
   TableEncoder(const ResourceType& type, std::string api_version, std::string include_object)
-      : type_(type), api_version_(std::move(api_version)), include_object_(std::move(include_object)) {
+      : type_(type),
+        api_version_(std::move(api_version)),
+        include_object_(std::move(include_object)) {
     json::array definitions;
     for (const auto& c : columns_for(type))
-      definitions.push_back(json::object{{"name", c.name}, {"type", c.type}, {"format", c.format},
-                                         {"description", c.description}, {"priority", c.priority}});
+      definitions.push_back(json::object{{"name", c.name},
+                                         {"type", c.type},
+                                         {"format", c.format},
+                                         {"description", c.description},
+                                         {"priority", c.priority}});
     column_definitions_ = json::serialize(definitions);
   }
 
   std::string list_header(std::uint64_t rv, std::string_view continue_token,
                           std::optional<std::int64_t> remaining) override {
     return fmt::format(R"({{"kind":"Table","apiVersion":"{}",{},"columnDefinitions":{},"rows":[)",
-                       api_version_, list_metadata(rv, continue_token, remaining), column_definitions_);
+                       api_version_, list_metadata(rv, continue_token, remaining),
+                       column_definitions_);
   }
 
-  void list_item(const ObjectPtr& object, ChunkBuilder& out) override { out.add_owned(row(*object)); }
+  void list_item(const ObjectPtr& object, ChunkBuilder& out) override {
+    out.add_owned(row(*object));
+  }
 
   void watch_event(std::string_view type, const ObjectPtr& object, ChunkBuilder& out) override {
     // Only the first event of a watch carries the column definitions.
     std::string_view definitions = first_event_ ? std::string_view(column_definitions_) : "[]";
     first_event_ = false;
-    out.add_owned(fmt::format(
-        R"({{"type":"{}","object":{{"kind":"Table","apiVersion":"{}","metadata":{{"resourceVersion":"{}"}},"columnDefinitions":{},"rows":[{}]}}}})",
-        type, api_version_, object->resource_version, definitions, row(*object)) + "\n");
+    out.add_owned(
+        fmt::format(
+            R"({{"type":"{}","object":{{"kind":"Table","apiVersion":"{}","metadata":{{"resourceVersion":"{}"}},"columnDefinitions":{},"rows":[{}]}}}})",
+            type, api_version_, object->resource_version, definitions, row(*object)) +
+        "\n");
   }
 
  private:
@@ -303,7 +357,8 @@ class TableEncoder final : public ObjectEncoder {
 std::unique_ptr<ObjectEncoder> make_table_encoder(const ResourceType& type,
                                                   std::string table_api_version,
                                                   std::string include_object) {
-  return std::make_unique<TableEncoder>(type, std::move(table_api_version), std::move(include_object));
+  return std::make_unique<TableEncoder>(type, std::move(table_api_version),
+                                        std::move(include_object));
 }
 
 }  // namespace rg::sim

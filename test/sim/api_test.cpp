@@ -11,8 +11,8 @@ using rg::sim::test::str;
 namespace {
 
 std::string pod(const std::string& name, const std::string& labels = R"({"app":"web"})") {
-  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","labels":)" + labels +
-         R"(},"spec":{"containers":[{"name":"c","image":"nginx"}]}})";
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","labels":)" +
+         labels + R"(},"spec":{"containers":[{"name":"c","image":"nginx"}]}})";
 }
 
 std::string deployment(const std::string& name) {
@@ -67,8 +67,10 @@ TEST_CASE("errors are Status objects with the API server's messages") {
   auto port = server.port();
   auto missing = call(port, "GET", "/apis/apps/v1/namespaces/default/deployments/web");
   CHECK(missing.status == 404);
-  CHECK(missing.json() == json::parse(
-                              R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \"web\" not found","reason":"NotFound","details":{"name":"web","group":"apps","kind":"deployments"},"code":404})"));
+  CHECK(
+      missing.json() ==
+      json::parse(
+          R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"deployments.apps \"web\" not found","reason":"NotFound","details":{"name":"web","group":"apps","kind":"deployments"},"code":404})"));
 
   REQUIRE(call(port, "POST", "/api/v1/namespaces/default/pods", pod("x")).status == 201);
   auto again = call(port, "POST", "/api/v1/namespaces/default/pods", pod("x"));
@@ -78,8 +80,9 @@ TEST_CASE("errors are Status objects with the API server's messages") {
 
   auto unnamed = call(port, "POST", "/api/v1/namespaces/default/configmaps", R"({"data":{}})");
   CHECK(unnamed.status == 422);
-  CHECK(unnamed.json().at("message") ==
-        "ConfigMap \"\" is invalid: metadata.name: Required value: name or generateName is required");
+  CHECK(
+      unnamed.json().at("message") ==
+      "ConfigMap \"\" is invalid: metadata.name: Required value: name or generateName is required");
 
   auto no_ns = call(port, "POST", "/api/v1/namespaces/nowhere/pods", pod("y"));
   CHECK(no_ns.status == 404);
@@ -109,7 +112,8 @@ TEST_CASE("errors are Status objects with the API server's messages") {
 TEST_CASE("update is optimistic and bumps generation only on spec changes") {
   rg::sim::Server server;
   auto port = server.port();
-  auto created = call(port, "POST", "/apis/apps/v1/namespaces/default/deployments", deployment("web")).json();
+  auto created =
+      call(port, "POST", "/apis/apps/v1/namespaces/default/deployments", deployment("web")).json();
   CHECK(created.at("metadata").at("generation") == 1);
   CHECK(created.at("spec").at("strategy").at("rollingUpdate").at("maxSurge") == "25%");
 
@@ -131,17 +135,20 @@ TEST_CASE("update is optimistic and bumps generation only on spec changes") {
   auto current = updated.json();
   current.at("metadata").as_object()["labels"] = json::object{{"tier", "front"}};
   auto relabeled = call(port, "PUT", "/apis/apps/v1/namespaces/default/deployments/web",
-                        json::serialize(current)).json();
+                        json::serialize(current))
+                       .json();
   CHECK(relabeled.at("metadata").at("generation") == 2);
   auto same = call(port, "PUT", "/apis/apps/v1/namespaces/default/deployments/web",
-                   json::serialize(relabeled)).json();
+                   json::serialize(relabeled))
+                  .json();
   CHECK(rv_of(same) == rv_of(relabeled));
 
   // Status goes through /status only.
   auto with_status = relabeled;
   with_status.as_object()["status"] = json::object{{"replicas", 5}};
   auto ignored = call(port, "PUT", "/apis/apps/v1/namespaces/default/deployments/web",
-                      json::serialize(with_status)).json();
+                      json::serialize(with_status))
+                     .json();
   CHECK(ignored.at("status").as_object().empty());
   auto status = call(port, "PUT", "/apis/apps/v1/namespaces/default/deployments/web/status",
                      json::serialize(with_status));
@@ -154,7 +161,8 @@ TEST_CASE("list pagination uses continue tokens over a consistent snapshot") {
   auto port = server.port();
   for (int i = 0; i < 5; ++i)
     REQUIRE(call(port, "POST", "/api/v1/namespaces/default/configmaps",
-                 R"({"metadata":{"name":"cm)" + std::to_string(i) + R"("}})").status == 201);
+                 R"({"metadata":{"name":"cm)" + std::to_string(i) + R"("}})")
+                .status == 201);
   auto first = call(port, "GET", "/api/v1/namespaces/default/configmaps?limit=2").json();
   CHECK(first.at("items").as_array().size() == 2);
   CHECK(first.at("metadata").at("remainingItemCount") == 3);
@@ -163,18 +171,21 @@ TEST_CASE("list pagination uses continue tokens over a consistent snapshot") {
 
   // A change after the first page does not show up in later pages.
   REQUIRE(call(port, "DELETE", "/api/v1/namespaces/default/configmaps/cm3").status == 200);
-  auto second = call(port, "GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=" + token).json();
+  auto second =
+      call(port, "GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=" + token).json();
   CHECK(rv_of(second) == list_rv);
   CHECK(second.at("items").at(0).at("metadata").at("name") == "cm2");
   CHECK(second.at("items").at(1).at("metadata").at("name") == "cm3");
   token = std::string(second.at("metadata").at("continue").as_string());
-  auto third = call(port, "GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=" + token).json();
+  auto third =
+      call(port, "GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=" + token).json();
   CHECK(third.at("items").as_array().size() == 1);
   CHECK(!third.at("metadata").as_object().contains("continue"));
 
   // After compaction the token is too old.
   server.faults().compact();
-  auto expired = call(port, "GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=" + token);
+  auto expired =
+      call(port, "GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=" + token);
   CHECK(expired.status == 410);
   CHECK(expired.json().at("reason") == "Expired");
   CHECK(std::string(expired.json().at("message").as_string())
@@ -206,18 +217,27 @@ TEST_CASE("list options are validated as the API server does") {
 TEST_CASE("selectors filter lists by labels and fields") {
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(call(port, "POST", "/api/v1/namespaces/default/pods", pod("a", R"({"app":"web"})")).status == 201);
-  REQUIRE(call(port, "POST", "/api/v1/namespaces/default/pods", pod("b", R"({"app":"db"})")).status == 201);
-  REQUIRE(call(port, "POST", "/api/v1/namespaces/default/pods/b/binding",
-               R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"b"},"target":{"kind":"Node","name":"n1"}})")
-              .status == 201);
+  REQUIRE(
+      call(port, "POST", "/api/v1/namespaces/default/pods", pod("a", R"({"app":"web"})")).status ==
+      201);
+  REQUIRE(
+      call(port, "POST", "/api/v1/namespaces/default/pods", pod("b", R"({"app":"db"})")).status ==
+      201);
+  REQUIRE(
+      call(
+          port, "POST", "/api/v1/namespaces/default/pods/b/binding",
+          R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"b"},"target":{"kind":"Node","name":"n1"}})")
+          .status == 201);
   auto web = call(port, "GET", "/api/v1/pods?labelSelector=app%3Dweb").json();
   REQUIRE(web.at("items").as_array().size() == 1);
   CHECK(web.at("items").at(0).at("metadata").at("name") == "a");
-  auto on_node = call(port, "GET", "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3Dn1").json();
+  auto on_node =
+      call(port, "GET", "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3Dn1").json();
   REQUIRE(on_node.at("items").as_array().size() == 1);
   CHECK(on_node.at("items").at(0).at("metadata").at("name") == "b");
-  auto by_name = call(port, "GET", "/api/v1/pods?fieldSelector=metadata.name%3Da,metadata.namespace%3Ddefault").json();
+  auto by_name =
+      call(port, "GET", "/api/v1/pods?fieldSelector=metadata.name%3Da,metadata.namespace%3Ddefault")
+          .json();
   CHECK(by_name.at("items").as_array().size() == 1);
   auto pending = call(port, "GET", "/api/v1/pods?fieldSelector=status.phase%3DPending").json();
   CHECK(pending.at("items").as_array().size() == 2);
@@ -226,7 +246,9 @@ TEST_CASE("selectors filter lists by labels and fields") {
 TEST_CASE("delete answers a Status, honours preconditions and cascades to owned objects") {
   rg::sim::Server server;
   auto port = server.port();
-  auto cm = call(port, "POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"c1"}})").json();
+  auto cm =
+      call(port, "POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"c1"}})")
+          .json();
   auto wrong = call(port, "DELETE", "/api/v1/namespaces/default/configmaps/c1",
                     R"({"preconditions":{"uid":"nope"}})");
   CHECK(wrong.status == 409);
@@ -239,10 +261,12 @@ TEST_CASE("delete answers a Status, honours preconditions and cascades to owned 
   CHECK(status.at("details").at("uid") == cm.at("metadata").at("uid"));
   CHECK(call(port, "GET", "/api/v1/namespaces/default/configmaps/c1").status == 404);
 
-  auto owner = call(port, "POST", "/apis/apps/v1/namespaces/default/deployments", deployment("web")).json();
-  std::string owned = R"({"metadata":{"name":"web-1","ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":")" +
-                      std::string(owner.at("metadata").at("uid").as_string()) +
-                      R"(","controller":true}]},"spec":{"containers":[{"name":"c","image":"x"}]}})";
+  auto owner =
+      call(port, "POST", "/apis/apps/v1/namespaces/default/deployments", deployment("web")).json();
+  std::string owned =
+      R"({"metadata":{"name":"web-1","ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"web","uid":")" +
+      std::string(owner.at("metadata").at("uid").as_string()) +
+      R"(","controller":true}]},"spec":{"containers":[{"name":"c","image":"x"}]}})";
   REQUIRE(call(port, "POST", "/api/v1/namespaces/default/pods", owned).status == 201);
   REQUIRE(call(port, "DELETE", "/apis/apps/v1/namespaces/default/deployments/web").status == 200);
   CHECK(call(port, "GET", "/api/v1/namespaces/default/pods/web-1").status == 404);
@@ -255,7 +279,8 @@ TEST_CASE("delete answers a Status, honours preconditions and cascades to owned 
   CHECK(marked.status == 200);
   CHECK(marked.json().at("metadata").as_object().contains("deletionTimestamp"));
   CHECK(call(port, "PATCH", "/api/v1/namespaces/default/configmaps/held",
-             R"({"metadata":{"finalizers":null}})", {{"Content-Type", "application/merge-patch+json"}})
+             R"({"metadata":{"finalizers":null}})",
+             {{"Content-Type", "application/merge-patch+json"}})
             .status == 200);
   CHECK(call(port, "GET", "/api/v1/namespaces/default/configmaps/held").status == 404);
 }

@@ -32,10 +32,9 @@ struct Reply {
   }
 };
 
-inline http::request<http::string_body> make_request(const std::string& method,
-                                                     const std::string& target,
-                                                     const std::string& body,
-                                                     const std::vector<std::pair<std::string, std::string>>& headers) {
+inline http::request<http::string_body> make_request(
+    const std::string& method, const std::string& target, const std::string& body,
+    const std::vector<std::pair<std::string, std::string>>& headers) {
   http::request<http::string_body> request{http::string_to_verb(method), target, 11};
   request.set(http::field::host, "127.0.0.1");
   request.set(http::field::user_agent, "sim-test/1.0");

@@ -13,7 +13,8 @@ using rg::sim::test::WatchStream;
 namespace {
 
 const std::string kTableAccept =
-    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,"
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/"
+    "json;as=Table;v=v1beta1;g=meta.k8s.io,"
     "application/json";
 const std::string kDiscoveryAccept =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/"
@@ -50,7 +51,8 @@ TEST_CASE("aggregated discovery answers by Accept with ETag and 304") {
             if (sub.at("subresource") == "scale")
               found_scale = sub.at("responseKind").at("group") == "autoscaling";
   CHECK(found_scale);
-  auto cached = call(port, "GET", "/apis", "", {{"Accept", kDiscoveryAccept}, {"If-None-Match", etag}});
+  auto cached =
+      call(port, "GET", "/apis", "", {{"Accept", kDiscoveryAccept}, {"If-None-Match", etag}});
   CHECK(cached.status == 304);
 
   auto legacy = call(port, "GET", "/api", "", {{"Accept", "application/json"}}).json();
@@ -72,7 +74,9 @@ TEST_CASE("the OpenAPI v3 index points at hashed per-group-version documents") {
   CHECK(doc.header("cache-control") == "public, immutable");
   CHECK(doc.header("etag") == "\"" + url.substr(url.find("hash=") + 5) + "\"");
   const auto document = doc.json();
-  const auto& patch = document.at("paths").at("/apis/apps/v1/namespaces/{namespace}/deployments/{name}").at("patch");
+  const auto& patch = document.at("paths")
+                          .at("/apis/apps/v1/namespaces/{namespace}/deployments/{name}")
+                          .at("patch");
   CHECK(patch.at("x-kubernetes-group-version-kind").at("kind") == "Deployment");
   bool has_field_validation = false;
   for (const auto& parameter : patch.at("parameters").as_array())
@@ -87,7 +91,8 @@ TEST_CASE("Table output carries printer columns and PartialObjectMetadata") {
   rg::sim::Server server;
   auto port = server.port();
   REQUIRE(call(port, "POST", kDeployments, deployment("web")).status == 201);
-  auto table = call(port, "GET", kDeployments + "?limit=500", "", {{"Accept", kTableAccept}}).json();
+  auto table =
+      call(port, "GET", kDeployments + "?limit=500", "", {{"Accept", kTableAccept}}).json();
   CHECK(table.at("kind") == "Table");
   CHECK(table.at("apiVersion") == "meta.k8s.io/v1");
   std::vector<std::string> names;
@@ -100,11 +105,14 @@ TEST_CASE("Table output carries printer columns and PartialObjectMetadata") {
   CHECK(row.at("object").at("kind") == "PartialObjectMetadata");
   CHECK(row.at("object").at("metadata").at("namespace") == "default");
 
-  auto generic = call(port, "GET", "/api/v1/namespaces/default/configmaps", "", {{"Accept", kTableAccept}}).json();
+  auto generic =
+      call(port, "GET", "/api/v1/namespaces/default/configmaps", "", {{"Accept", kTableAccept}})
+          .json();
   CHECK(generic.at("columnDefinitions").at(1).at("name") == "Created At");
 
-  WatchStream watch(port, kDeployments + "?watch=true&resourceVersion=" +
-                              std::to_string(server.store().resource_version()),
+  WatchStream watch(port,
+                    kDeployments + "?watch=true&resourceVersion=" +
+                        std::to_string(server.store().resource_version()),
                     {{"Accept", kTableAccept}});
   REQUIRE(call(port, "DELETE", kDeployments + "/web").status == 200);
   auto event = watch.next_event();
@@ -118,17 +126,20 @@ TEST_CASE("merge, JSON and strategic merge patches") {
   rg::sim::Server server;
   auto port = server.port();
   REQUIRE(call(port, "POST", kDeployments, deployment("web")).status == 201);
-  auto merged = call(port, "PATCH", kDeployments + "/web", R"({"metadata":{"labels":{"tier":"x"}}})",
-                     {{"Content-Type", "application/merge-patch+json"}});
+  auto merged =
+      call(port, "PATCH", kDeployments + "/web", R"({"metadata":{"labels":{"tier":"x"}}})",
+           {{"Content-Type", "application/merge-patch+json"}});
   REQUIRE(merged.status == 200);
   CHECK(merged.json().at("metadata").at("labels").at("tier") == "x");
 
-  auto jsonpatch = call(port, "PATCH", kDeployments + "/web",
-                        R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":4}])",
-                        {{"Content-Type", "application/json-patch+json"}});
+  auto jsonpatch = call(
+      port, "PATCH", kDeployments + "/web",
+      R"([{"op":"test","path":"/spec/replicas","value":2},{"op":"replace","path":"/spec/replicas","value":4}])",
+      {{"Content-Type", "application/json-patch+json"}});
   REQUIRE(jsonpatch.status == 200);
   CHECK(jsonpatch.json().at("spec").at("replicas") == 4);
-  auto failed = call(port, "PATCH", kDeployments + "/web", R"([{"op":"test","path":"/spec/replicas","value":9}])",
+  auto failed = call(port, "PATCH", kDeployments + "/web",
+                     R"([{"op":"test","path":"/spec/replicas","value":9}])",
                      {{"Content-Type", "application/json-patch+json"}});
   CHECK(failed.status == 422);
 
@@ -139,7 +150,8 @@ TEST_CASE("merge, JSON and strategic merge patches") {
       {{"Content-Type", "application/strategic-merge-patch+json"}});
   REQUIRE(strategic.status == 200);
   const auto patched_object = strategic.json();
-  const auto& container = patched_object.at("spec").at("template").at("spec").at("containers").at(0);
+  const auto& container =
+      patched_object.at("spec").at("template").at("spec").at("containers").at(0);
   CHECK(container.at("image") == "nginx:2");
   CHECK(container.at("env") == json::parse(R"([{"name":"A","value":"1"}])"));
   CHECK(strategic.json().at("metadata").at("generation") == 3);
@@ -169,7 +181,8 @@ TEST_CASE("the scale subresource reads and writes spec.replicas as autoscaling/v
 TEST_CASE("injected faults answer Status errors with Retry-After") {
   rg::sim::Server server;
   auto port = server.port();
-  auto set = call(port, "PUT", "/sim/faults", R"({"errorRate":1,"errorCode":429,"retryAfterSeconds":3})");
+  auto set =
+      call(port, "PUT", "/sim/faults", R"({"errorRate":1,"errorCode":429,"retryAfterSeconds":3})");
   CHECK(set.status == 200);
   auto limited = call(port, "GET", "/api/v1/pods");
   CHECK(limited.status == 429);

@@ -86,9 +86,11 @@ TEST_CASE("watch-list sends the state, then the initial-events-end bookmark, the
   CHECK(watch.next_event().at("object").at("metadata").at("name") == "a");
   CHECK(watch.next_event().at("object").at("metadata").at("name") == "b");
   auto bookmark = watch.next_event();
-  CHECK(bookmark == json::parse(R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":")" +
-                                std::to_string(state_rv) +
-                                R"(","annotations":{"k8s.io/initial-events-end":"true"}}}})"));
+  CHECK(
+      bookmark ==
+      json::parse(
+          R"({"type":"BOOKMARK","object":{"kind":"ConfigMap","apiVersion":"v1","metadata":{"resourceVersion":")" +
+          std::to_string(state_rv) + R"(","annotations":{"k8s.io/initial-events-end":"true"}}}})"));
   REQUIRE(call(port, "POST", kConfigMaps, configmap("c")).status == 201);
   auto added = watch.next_event();
   CHECK(added.at("type") == "ADDED");
@@ -109,9 +111,11 @@ TEST_CASE("objects entering and leaving a label selector are seen as ADDED and D
   rg::sim::Server server;
   auto port = server.port();
   auto object = call(port, "POST", kConfigMaps, configmap("a", R"({"app":"db"})")).json();
-  WatchStream watch(port, kConfigMaps + "?watch=true&labelSelector=app%3Dweb&resourceVersion=" + rv_of(object));
+  WatchStream watch(
+      port, kConfigMaps + "?watch=true&labelSelector=app%3Dweb&resourceVersion=" + rv_of(object));
   auto patch = [&](const std::string& app) {
-    return call(port, "PATCH", kConfigMaps + "/a", R"({"metadata":{"labels":{"app":")" + app + R"("}}})",
+    return call(port, "PATCH", kConfigMaps + "/a",
+                R"({"metadata":{"labels":{"app":")" + app + R"("}}})",
                 {{"Content-Type", "application/merge-patch+json"}})
         .json();
   };
@@ -123,7 +127,8 @@ TEST_CASE("objects entering and leaving a label selector are seen as ADDED and D
   auto deleted = watch.next_event();
   CHECK(deleted.at("type") == "DELETED");
   CHECK(rv_of(deleted.at("object")) == rv_of(left));
-  CHECK(deleted.at("object").at("metadata").at("labels").at("app") == "web");  // the last state seen
+  CHECK(deleted.at("object").at("metadata").at("labels").at("app") ==
+        "web");  // the last state seen
 }
 
 TEST_CASE("bookmarks arrive periodically when allowed") {
@@ -132,7 +137,8 @@ TEST_CASE("bookmarks arrive periodically when allowed") {
   rg::sim::Server server(options);
   auto port = server.port();
   auto object = call(port, "POST", kConfigMaps, configmap("a")).json();
-  WatchStream watch(port, kConfigMaps + "?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv_of(object));
+  WatchStream watch(
+      port, kConfigMaps + "?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv_of(object));
   auto bookmark = watch.next_event();
   CHECK(bookmark.at("type") == "BOOKMARK");
   CHECK(rv_of(bookmark.at("object")) == rv_of(object));
@@ -162,7 +168,8 @@ TEST_CASE("the store's watch serves in-process subscribers the same events") {
   rg::sim::Server server;
   const auto& type = *server.resources().find("", "v1", "configmaps");
   boost::asio::io_context io;
-  auto start = server.store().watch(type, "default", server.store().resource_version(), io.get_executor());
+  auto start =
+      server.store().watch(type, "default", server.store().resource_version(), io.get_executor());
   REQUIRE(call(server.port(), "POST", kConfigMaps, configmap("a")).status == 201);
   auto events = start.watcher->take();
   REQUIRE(events.size() == 1);
