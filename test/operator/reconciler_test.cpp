@@ -25,6 +25,15 @@ struct Write {
   std::int32_t replicas = 0;
 };
 
+client::ApiError conflict_error() {
+  client::Status status;
+  status.status = "Failure";
+  status.message = "the object has been modified";
+  status.reason = "Conflict";
+  status.code = 409;
+  return client::ApiError(409, status);
+}
+
 struct RecordingWriter final : op::DeploymentWriter {
   std::vector<Write> writes;
   bool conflict = false;
@@ -81,7 +90,10 @@ std::shared_ptr<const client::Pod> pod(std::string name, std::string node, bool 
   p->metadata.name = std::move(name);
   p->metadata.labels = {{"app", std::move(app)}};
   p->spec.node_name = std::move(node);
-  p->status.conditions.push_back({.type = "Ready", .status = ready ? "True" : "False"});
+  client::PodCondition condition;
+  condition.type = "Ready";
+  condition.status = ready ? "True" : "False";
+  p->status.conditions.push_back(condition);
   return p;
 }
 
@@ -89,8 +101,11 @@ std::shared_ptr<const client::Node> node(std::string name, std::string ready,
                                          std::string since = "2020-01-01T00:00:00Z") {
   auto n = std::make_shared<client::Node>();
   n->metadata.name = std::move(name);
-  n->status.conditions.push_back(
-      {.type = "Ready", .status = std::move(ready), .last_transition_time = std::move(since)});
+  client::NodeCondition condition;
+  condition.type = "Ready";
+  condition.status = std::move(ready);
+  condition.last_transition_time = std::move(since);
+  n->status.conditions.push_back(condition);
   return n;
 }
 
@@ -212,7 +227,8 @@ TEST_CASE("pods on a node within the grace period ask to be looked at again") {
   World w;
   w.nodes.add(node("node-1", "True"));
   // Failed five seconds ago: within the default 30 s grace.
-  w.nodes.add(node("node-2", "False", op::format_micro_time(std::chrono::system_clock::now() - 5s)));
+  w.nodes.add(
+      node("node-2", "False", op::format_micro_time(std::chrono::system_clock::now() - 5s)));
   w.pods.add(pod("web-a", "node-1", true));
   w.pods.add(pod("web-b", "node-2", true));
   w.deployments.add(deployment(2, {{std::string(op::kEnabledAnnotation), "true"},
