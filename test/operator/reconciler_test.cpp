@@ -40,19 +40,13 @@ struct RecordingWriter final : op::DeploymentWriter {
   asio::awaitable<std::string> patch_annotations(
       const std::string&, const std::string&, const std::string& rv,
       const std::vector<std::pair<std::string, std::optional<std::string>>>& annotations) override {
-    if (conflict)
-      throw client::ApiError(
-          409, client::Status{
-                   .status = "Failure", .message = "modified", .reason = "Conflict", .code = 409});
+    if (conflict) throw conflict_error();
     writes.push_back({"annotate", rv, annotations, 0});
     co_return rv + "+1";
   }
   asio::awaitable<void> scale(const std::string&, const std::string&, const std::string& rv,
                               std::int32_t replicas) override {
-    if (conflict)
-      throw client::ApiError(
-          409, client::Status{
-                   .status = "Failure", .message = "modified", .reason = "Conflict", .code = 409});
+    if (conflict) throw conflict_error();
     writes.push_back({"scale", rv, {}, replicas});
     co_return;
   }
