@@ -1,20 +1,32 @@
-// kube-sim: an embedded Kubernetes API server for tests, demos and benchmarks. See README.md.
-#include <fmt/format.h>
+// kube-sim: an embedded Kubernetes API server with a simulated cluster, for tests, demos and
+// benchmarks. See README.md.
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include <csignal>
 #include <iostream>
 
+#include "sim/cluster/cluster.hpp"
 #include "sim/server.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"kube-sim: an embedded Kubernetes API server"};
+  CLI::App app{"kube-sim: an embedded Kubernetes API server with a simulated cluster"};
   rg::sim::ServerOptions options;
+  rg::sim::ClusterOptions cluster_options;
   std::string kubeconfig;
   int bookmark_seconds = 60;
+  std::size_t nodes = 3;
+  double time_scale = 1.0;
+  auto seconds = [](std::chrono::milliseconds& target) {
+    return [&target](double value) {
+      target = std::chrono::milliseconds(static_cast<std::int64_t>(value * 1000));
+    };
+  };
   app.add_option("--address", options.address, "Address to listen on")->capture_default_str();
   app.add_option("--port", options.port, "Port to listen on (0 = an ephemeral port)")
       ->capture_default_str();
@@ -29,17 +41,43 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--write-kubeconfig", kubeconfig,
                  "Write an admin kubeconfig for this server to PATH");
+  app.add_option("--nodes", nodes, "Ready nodes to create at start, each with a simulated kubelet")
+      ->capture_default_str();
+  app.add_option_function<double>(
+      "--node-monitor-grace-period", seconds(cluster_options.node_monitor_grace_period),
+      "Seconds without a heartbeat before a node goes Ready=Unknown (default 50)");
+  app.add_option_function<double>("--node-status-update-frequency",
+                                  seconds(cluster_options.node_status_update_frequency),
+                                  "Seconds between kubelet heartbeats (default 10)");
+  app.add_option_function<double>("--pod-eviction-timeout",
+                                  seconds(cluster_options.pod_eviction_timeout),
+                                  "Seconds a pod stays on an unreachable node, as the default "
+                                  "300 s toleration (default 300)");
+  app.add_option_function<double>("--pod-start-delay", seconds(cluster_options.pod_start_delay),
+                                  "Seconds from a pod bound to Running and Ready (default 2)");
+  app.add_option("--time-scale", time_scale,
+                 "Multiply every cluster timing by this factor (0.1: ten times faster)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   options.watch.bookmark_interval = std::chrono::seconds(bookmark_seconds);
 
   try {
     rg::sim::Server server(options);
+    boost::asio::io_context io;
+    rg::sim::Cluster cluster(server.store(), cluster_options.scaled(time_scale), io.get_executor());
+    cluster.seed_nodes(nodes);
     if (!kubeconfig.empty()) server.write_kubeconfig(kubeconfig);
     std::cout << "kube-sim serving on " << server.address() << std::endl;
-    boost::asio::io_context signals_io;
-    boost::asio::signal_set signals(signals_io, SIGINT, SIGTERM);
-    signals.async_wait([](const boost::system::error_code&, int) {});
-    signals_io.run();
+    boost::asio::cancellation_signal stop;
+    boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+    signals.async_wait([&](const boost::system::error_code& ec, int) {
+      if (!ec) stop.emit(boost::asio::cancellation_type::terminal);
+    });
+    boost::asio::co_spawn(io, cluster.run(),
+                          boost::asio::bind_cancellation_slot(
+                              stop.slot(), [&](std::exception_ptr) { signals.cancel(); }));
+    io.run();
     server.stop();
   } catch (const std::exception& error) {
     std::cerr << "kube-sim: " << error.what() << "\n";
