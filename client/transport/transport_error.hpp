@@ -26,12 +26,16 @@ std::string_view to_string(TransportErrorKind kind);
 class TransportError : public boost::system::system_error {
  public:
   TransportError(TransportErrorKind kind, boost::system::error_code code, const std::string& what)
-      : boost::system::system_error(code, what), kind_(kind) {}
+      : boost::system::system_error(code, what), kind_(kind), message_(what) {}
 
   TransportErrorKind kind() const { return kind_; }
+  /// Only the message it was made with: system_error's own what() would append the error
+  /// code's text again and Boost's source location.
+  const char* what() const noexcept override { return message_.c_str(); }
 
  private:
   TransportErrorKind kind_;
+  std::string message_;
 };
 
 }  // namespace rg::client
