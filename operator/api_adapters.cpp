@@ -55,7 +55,8 @@ boost::asio::awaitable<void> RestDeploymentWriter::scale(const std::string& ns,
 boost::asio::awaitable<void> RestEventSink::create(const client::Event& event) {
   const json::value object = client::to_json(event);
   const client::ResourceRef events = client::resources::events().in(event.metadata.namespace_);
-  co_await client_.create(events, object);
+  const client::CreateOptions options;  // named: g++ 12 double-destroys defaulted coroutine arguments
+  co_await client_.create(events, object, options);
 }
 
 boost::asio::awaitable<void> RestEventSink::update_count(const client::Event& event) {
@@ -63,7 +64,8 @@ boost::asio::awaitable<void> RestEventSink::update_count(const client::Event& ev
       {"count", event.count}, {"lastTimestamp", event.last_timestamp}, {"message", event.message}};
   const std::string body = json::serialize(patch);
   const client::ResourceRef events = client::resources::events().in(event.metadata.namespace_);
-  co_await client_.patch(events, event.metadata.name, client::PatchType::kMerge, body);
+  const client::PatchOptions options;
+  co_await client_.patch(events, event.metadata.name, client::PatchType::kMerge, body, options);
 }
 
 namespace {
@@ -97,7 +99,8 @@ client::Lease to_lease(const std::string& ns, const std::string& name, const Lea
 boost::asio::awaitable<std::optional<LeaseRecord>> RestLeaseLock::get() {
   const client::ResourceRef leases = client::resources::leases().in(namespace_);
   try {
-    const json::value object = co_await client_.get(leases, name_);
+    const client::GetOptions options;
+    const json::value object = co_await client_.get(leases, name_, options);
     co_return to_record(client::decode_value<client::Lease>(object));
   } catch (const client::ApiError& e) {
     if (!client::is_not_found(e)) throw;
@@ -108,14 +111,16 @@ boost::asio::awaitable<std::optional<LeaseRecord>> RestLeaseLock::get() {
 boost::asio::awaitable<void> RestLeaseLock::create(const LeaseRecord& record) {
   const json::value object = client::to_json(to_lease(namespace_, name_, record));
   const client::ResourceRef leases = client::resources::leases().in(namespace_);
-  co_await client_.create(leases, object);
+  const client::CreateOptions options;
+  co_await client_.create(leases, object, options);
 }
 
 boost::asio::awaitable<void> RestLeaseLock::update(const LeaseRecord& record) {
   const json::value object = client::to_json(to_lease(namespace_, name_, record));
   const client::ResourceRef leases = client::resources::leases().in(namespace_);
   try {
-    co_await client_.update(leases, object);
+    const client::UpdateOptions options;
+    co_await client_.update(leases, object, options);
   } catch (const client::ApiError& e) {
     if (client::is_conflict(e)) throw LeaseConflict(e.what());
     throw;
