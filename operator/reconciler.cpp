@@ -46,7 +46,7 @@ Reconciler::Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& e
       config_(std::move(config)),
       may_write_(std::move(may_write)) {}
 
-boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile(const std::string& key) {
+boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile(std::string key) {
   const auto started = Steady::now();
   const auto deployment = caches_.deployments.get_by_key(key);
   const auto [ns, name] = informer::split_meta_namespace_key(key);

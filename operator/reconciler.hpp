@@ -72,9 +72,10 @@ class Reconciler {
   Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& events,
              OperatorMetrics* metrics, ReconcilerConfig config, std::function<bool()> may_write);
 
-  /// Reconciles "namespace/name". Never throws except for cancellation: failures become a
+  /// Reconciles "namespace/name" (taken by value: a coroutine must own its arguments). Never
+  /// throws except for cancellation: failures become a
   /// retry, logged and counted.
-  boost::asio::awaitable<ReconcileOutcome> reconcile(const std::string& key);
+  boost::asio::awaitable<ReconcileOutcome> reconcile(std::string key);
 
   /// The keys of the opted-in (or still annotated) Deployments whose selector matches `pod`.
   std::vector<std::string> deployments_for_pod(const client::Pod& pod) const;
