@@ -1,16 +1,17 @@
 // Lease-based leader election (see leader_election.hpp).
 #include "operator/leader_election.hpp"
 
-#include <spdlog/spdlog.h>
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/multiple_exceptions.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
 
 #include <ctime>
 #include <random>
+
+#include "client/transport/cancellation.hpp"
 
 namespace rg::op {
 
@@ -32,20 +33,6 @@ milliseconds jittered(milliseconds base) {
   std::uniform_real_distribution<double> factor(0.0, 1.2);
   return base + milliseconds(
                     static_cast<std::int64_t>(static_cast<double>(base.count()) * factor(random)));
-}
-
-// Whether an exception is the cancellation of the awaiting coroutine (alone, or from both branches
-// of an awaitable ||).
-bool is_cancellation(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const boost::system::system_error& e) {
-    return e.code() == asio::error::operation_aborted;
-  } catch (const asio::multiple_exceptions& e) {
-    return is_cancellation(e.first_exception());
-  } catch (...) {
-    return false;
-  }
 }
 
 std::int64_t to_ns(Steady::time_point t) {
@@ -214,7 +201,7 @@ asio::awaitable<void> LeaderElector::run(std::function<asio::awaitable<void>()> 
     }
   } catch (...) {
     leader_until_ns_ = 0;
-    if (!is_cancellation(std::current_exception())) throw;
+    if (!client::is_cancellation(std::current_exception())) throw;
   }
   // Cancelled: release the lease so a standby takes over at once, not after the lease expires.
   co_await asio::this_coro::reset_cancellation_state();
