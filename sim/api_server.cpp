@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 
 #include "sim/api_error.hpp"
 #include "sim/body.hpp"
@@ -40,15 +41,28 @@ WriteContext write_context(const HttpRequest& request) {
   return context;
 }
 
+std::int64_t integer_param(std::string_view name, std::string_view text) {
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size())
+    throw errors::bad_request(fmt::format("{}: invalid integer \"{}\"", name, text));
+  return value;
+}
+
 DeleteOptions delete_options(const HttpRequest& request) {
   DeleteOptions options;
   if (auto policy = request.param("propagationPolicy"))
     options.propagation_policy = std::string(*policy);
+  if (auto grace = request.param("gracePeriodSeconds"))
+    options.grace_period_seconds = integer_param("gracePeriodSeconds", *grace);
   if (request.body.empty()) return options;
-  auto value = parse_json_or_yaml(request.body);
+  auto value = decode_body(request);
   if (!value.is_object())
     throw errors::bad_request("the request body must be a DeleteOptions object");
   const auto& body = value.get_object();
+  if (const auto* grace = body.if_contains("gracePeriodSeconds");
+      grace != nullptr && grace->is_int64())
+    options.grace_period_seconds = grace->get_int64();
   if (const auto* p = body.if_contains("propagationPolicy"); p != nullptr && p->is_string())
     options.propagation_policy = std::string(p->get_string());
   if (const auto* pre = body.if_contains("preconditions"); pre != nullptr && pre->is_object()) {
@@ -171,10 +185,19 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     co_await stream.send(response);
   } else if (verb == "patch") {
     auto patch_kind = patch_type_from(request.header("content-type"));
-    if (patch_kind == PatchType::kApply)
-      throw errors::unsupported_media_type(
-          "application/json-patch+json, application/merge-patch+json, "
-          "application/strategic-merge-patch+json");
+    if (patch_kind == PatchType::kApply) {
+      auto configuration = parse_json_or_yaml(request.body);
+      if (!configuration.is_object())
+        throw errors::bad_request("an apply configuration must be an object");
+      ApplyOptions options;
+      options.field_manager = std::string(request.param("fieldManager").value_or(""));
+      options.force = request.param("force").value_or("false") == "true";
+      auto result =
+          registry_.apply(type, ns, info.name, sub, std::move(configuration.get_object()), options);
+      HttpResponse response = reply(result.created ? 201 : 200, *result.object);
+      co_await stream.send(response);
+      co_return;
+    }
     if (request.param("force"))
       throw errors::invalid("meta.k8s.io", "PatchOptions", "",
                             {{"FieldValueForbidden", "force",

@@ -1,4 +1,4 @@
-// JSON/YAML request body decoding.
+// Request body decoding: JSON, YAML and Kubernetes protobuf.
 #include "sim/body.hpp"
 
 #include <fmt/format.h>
@@ -7,8 +7,8 @@
 
 #include <charconv>
 
+#include "client/protobuf/decoder.hpp"
 #include "sim/api_error.hpp"
-#include "sim/responses.hpp"
 
 namespace rg::sim {
 namespace {
@@ -32,6 +32,9 @@ json::value scalar_to_json(const YAML::Node& node) {
     return number;
   return json::string(text);
 }
+
+constexpr std::string_view kAcceptedBodies =
+    "application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
 json::value yaml_to_json(const YAML::Node& node) {
   switch (node.Type()) {
@@ -67,10 +70,36 @@ json::value parse_json_or_yaml(std::string_view text) {
   }
 }
 
+json::value decode_body(const HttpRequest& request) {
+  std::string_view type = request.header("content-type");
+  type = type.substr(0, type.find(';'));
+  if (type.empty() || type == "application/json" || type == "application/yaml" || type == "*/*")
+    return parse_json_or_yaml(request.body);
+  if (type != client::protobuf::kContentType) throw errors::unsupported_media_type(kAcceptedBodies);
+  client::protobuf::Envelope envelope;
+  try {
+    envelope = client::protobuf::decode_envelope(request.body);
+  } catch (const client::protobuf::ProtobufError& error) {
+    throw errors::bad_request(error.what());
+  }
+  if (client::protobuf::find_schema(envelope.api_version, envelope.kind) == nullptr) {
+    auto status = errors::unsupported_media_type(kAcceptedBodies).status();
+    status.message = fmt::format(
+        "the body of the request was in an unknown format - kube-sim decodes protobuf bodies only "
+        "for the kinds it has schemas for, not {} {}; send it as application/json",
+        envelope.api_version, envelope.kind);
+    throw ApiError(std::move(status));
+  }
+  try {
+    return client::protobuf::decode_object(request.body);
+  } catch (const client::protobuf::ProtobufError& error) {
+    throw errors::bad_request(error.what());
+  }
+}
+
 json::object parse_object_body(const HttpRequest& request, std::string_view kind,
                                std::string_view api_version) {
-  require_json_or_yaml_body(request);
-  auto value = parse_json_or_yaml(request.body);
+  auto value = decode_body(request);
   if (!value.is_object())
     throw errors::bad_request(fmt::format("the request body must be a {} object", kind));
   auto& object = value.get_object();

@@ -1,5 +1,6 @@
-// Request bodies: JSON or YAML documents decoded to JSON objects, with the API server's errors
-// for malformed bodies and mismatched kinds.
+// Request bodies: JSON, YAML or Kubernetes protobuf (`application/vnd.kubernetes.protobuf`, what
+// typed client-go clients send since 1.32) decoded to JSON objects, with the API server's errors
+// for malformed bodies, unsupported media types and mismatched kinds.
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -15,6 +16,12 @@ namespace rg::sim {
 /// Parses JSON, or YAML when it is not JSON (YAML 1.2 core scalars: plain `true`, `3`, `null`
 /// become typed; quoted scalars stay strings). Throws ApiError 400 on malformed input.
 boost::json::value parse_json_or_yaml(std::string_view text);
+
+/// The request body by its Content-Type: JSON or YAML (also without a Content-Type), or a
+/// protobuf envelope of a kind client/protobuf has a schema for (decoded to the JSON the client
+/// would have sent, apiVersion and kind included). Throws 400 for a malformed body and 415 for
+/// other media types and for protobuf kinds without a schema (the message names the kind).
+boost::json::value decode_body(const HttpRequest& request);
 
 /// The request body as an object of `kind` in `api_version` (kind/apiVersion may be absent;
 /// when present they must match). Throws 400 / 415.

@@ -26,10 +26,25 @@ std::string string_at(const json::object& object, std::string_view key) {
   return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
 }
 
-bool is_deleting_without_finalizers(const json::object& metadata) {
+// A deleted object goes once its finalizers are gone and its grace period is over (0: the
+// kubelet's final delete). A pod no kubelet will stop -- unscheduled or finished -- goes at
+// once, as the pod strategy's graceful-delete check makes it.
+bool ready_to_delete(const ResourceType& type, const json::object& object) {
+  const auto& metadata = object.at("metadata").as_object();
   if (!metadata.contains("deletionTimestamp")) return false;
   const auto* finalizers = metadata.if_contains("finalizers");
-  return finalizers == nullptr || !finalizers->is_array() || finalizers->get_array().empty();
+  if (finalizers != nullptr && finalizers->is_array() && !finalizers->get_array().empty())
+    return false;
+  const auto* grace = metadata.if_contains("deletionGracePeriodSeconds");
+  if (grace == nullptr || !grace->is_int64() || grace->get_int64() == 0) return true;
+  if (!type.group.empty() || type.resource != "pods") return false;
+  const auto* spec = object.if_contains("spec");
+  const auto* status = object.if_contains("status");
+  const bool scheduled =
+      spec != nullptr && spec->is_object() && !string_at(spec->get_object(), "nodeName").empty();
+  const std::string phase =
+      status != nullptr && status->is_object() ? string_at(status->get_object(), "phase") : "";
+  return !scheduled || phase == "Succeeded" || phase == "Failed";
 }
 
 // The keys of namespace `ns` form the range ["ns/", "ns0") ('0' follows '/').
@@ -205,7 +220,7 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
   }
   metadata["resourceVersion"] = old_metadata.at("resourceVersion");
   if (after == before) return current;
-  if (is_deleting_without_finalizers(metadata)) return remove_locked(type, state, current);
+  if (ready_to_delete(type, after)) return remove_locked(type, state, current);
   metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, after);
   ++resource_version_;

@@ -72,8 +72,10 @@ class Store {
 
   /// Read-modify-write under the store lock: `mutate` gets the current object (parsed, with
   /// kind and apiVersion) and returns the new one, or throws ApiError. An unchanged result is a
-  /// no-op (same resourceVersion, no event). A result with metadata.deletionTimestamp and no
-  /// finalizers deletes the object. Throws NotFound when absent.
+  /// no-op (same resourceVersion, no event). A result with metadata.deletionTimestamp, no
+  /// finalizers and deletionGracePeriodSeconds 0 or absent deletes the object (so does a
+  /// terminating pod that is unscheduled or finished); a terminating pod with a grace period
+  /// stays until its kubelet deletes it. Throws NotFound when absent.
   using Mutation =
       std::function<boost::json::object(const StoredObject& current, boost::json::object object)>;
   ObjectPtr update(const ResourceType& type, std::string_view namespace_, std::string_view name,

@@ -1,5 +1,5 @@
-// Merge, JSON and strategic merge patches (see patch.hpp). Strategic merge keys follow the
-// patchStrategy/patchMergeKey tags of the core/v1 and apps/v1 types.
+// Merge, JSON and strategic merge patches (see patch.hpp). Strategic merge keys come from
+// sim/apply/list_types (the patchStrategy/patchMergeKey tags of the core/v1 and apps/v1 types).
 #include "sim/patch.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/api_error.hpp"
+#include "sim/apply/list_types.hpp"
 
 namespace rg::sim {
 namespace {
@@ -151,20 +152,9 @@ void add_at(json::value& doc, std::string_view path, json::value value, bool rep
 
 // The merge key of a list field, "" for replace; "*" marks a primitive list that merges.
 std::string_view merge_key(std::string_view kind, const std::vector<std::string>& path) {
-  if (path.empty()) return "";
-  std::string_view field = path.back();
-  std::string_view parent = path.size() >= 2 ? std::string_view(path[path.size() - 2]) : "";
-  if (field == "containers" || field == "initContainers" || field == "ephemeralContainers" ||
-      field == "volumes" || field == "imagePullSecrets" || field == "env")
-    return "name";
-  if (field == "ports") return kind == "Service" && parent == "spec" ? "port" : "containerPort";
-  if (field == "volumeMounts") return "mountPath";
-  if (field == "volumeDevices") return "devicePath";
-  if (field == "hostAliases" || field == "podIPs") return "ip";
-  if (field == "conditions" || field == "addresses") return "type";
-  if (field == "ownerReferences") return "uid";
-  if (field == "finalizers" && parent == "metadata") return "*";
-  return "";
+  const auto type = apply::list_type(kind, path);
+  if (type.kind == apply::ListKind::kSet) return "*";
+  return type.merge_key;
 }
 
 bool same_key(const json::value& a, const json::value& b, std::string_view key) {

@@ -5,9 +5,12 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <ctime>
 
 #include "client/labels/label_selector.hpp"
 #include "sim/api_error.hpp"
+#include "sim/apply/field_manager.hpp"
 
 namespace rg::sim {
 namespace {
@@ -30,13 +33,65 @@ const json::object* object_if(const json::object& parent, std::string_view key) 
   return value != nullptr ? value->if_object() : nullptr;
 }
 
+bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+bool is_dns_label(std::string_view name, bool letter_first) {
+  if (name.empty() || name.size() > 63 || !is_alnum(name.back())) return false;
+  if (letter_first ? !(name.front() >= 'a' && name.front() <= 'z') : !is_alnum(name.front()))
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) { return is_alnum(c) || c == '-'; });
+}
+
 bool is_dns_subdomain(std::string_view name) {
   if (name.empty() || name.size() > 253) return false;
-  auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (!alnum(name.front()) || !alnum(name.back())) return false;
-  for (char c : name)
-    if (!alnum(c) && c != '-' && c != '.') return false;
-  return true;
+  std::size_t start = 0;
+  for (;;) {
+    auto dot = name.find('.', start);
+    auto label = name.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    if (label.empty() || !is_alnum(label.front()) || !is_alnum(label.back())) return false;
+    if (!std::all_of(label.begin(), label.end(), [](char c) { return is_alnum(c) || c == '-'; }))
+      return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// The name rule of each kind (its strategy's ValidateObjectMeta name function): namespaces are
+// RFC 1123 labels, services RFC 1035 labels, RBAC objects path segments ("system:discovery"),
+// everything else RFC 1123 subdomains. Returns the error detail, "" when valid.
+std::string name_problem(const ResourceType& type, std::string_view name) {
+  if (type.group == "rbac.authorization.k8s.io") {
+    if (name == "." || name == "..")
+      return fmt::format("Invalid value: \"{}\": may not be '{}'", name, name);
+    for (char c : {'/', '%'})
+      if (name.find(c) != std::string_view::npos)
+        return fmt::format("Invalid value: \"{}\": may not contain '{}'", name, c);
+    return {};
+  }
+  if (type.group.empty() && type.resource == "namespaces") {
+    if (is_dns_label(name, false)) return {};
+    return fmt::format(
+        "Invalid value: \"{}\": a lowercase RFC 1123 label must consist of lower case alphanumeric "
+        "characters or '-', and must start and end with an alphanumeric character (e.g. "
+        "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
+        name);
+  }
+  if (type.group.empty() && type.resource == "services") {
+    if (is_dns_label(name, true)) return {};
+    return fmt::format(
+        "Invalid value: \"{}\": a DNS-1035 label must consist of lower case alphanumeric "
+        "characters or '-', start with an alphabetic character, and end with an alphanumeric "
+        "character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+        "'[a-z]([-a-z0-9]*[a-z0-9])?')",
+        name);
+  }
+  if (is_dns_subdomain(name)) return {};
+  return fmt::format(
+      "Invalid value: \"{}\": a lowercase RFC 1123 subdomain must consist of lower case "
+      "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
+      "character (e.g. 'example.com', regex used for validation is "
+      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+      name);
 }
 
 void set_default(json::object& object, std::string_view key, json::value value) {
@@ -139,6 +194,34 @@ std::string selector_string(const json::object& deployment) {
   }
 }
 
+// The grace period a DELETE gives a pod (the pod strategy's CheckGracefulDelete): the request's
+// gracePeriodSeconds, else spec.terminationGracePeriodSeconds; 0 for a pod no kubelet runs
+// (unscheduled) or that has finished.
+std::int64_t pod_grace_period(const json::object& pod, const DeleteOptions& options) {
+  const auto* spec = object_if(pod, "spec");
+  const auto* status = object_if(pod, "status");
+  if (spec == nullptr || string_at(*spec, "nodeName").empty()) return 0;
+  const std::string phase = status != nullptr ? string_at(*status, "phase") : "";
+  if (phase == "Succeeded" || phase == "Failed") return 0;
+  std::int64_t grace = 30;
+  if (const auto* value = spec->if_contains("terminationGracePeriodSeconds");
+      value != nullptr && value->is_int64())
+    grace = value->get_int64();
+  if (options.grace_period_seconds) grace = *options.grace_period_seconds;
+  return std::max<std::int64_t>(grace, 0);
+}
+
+// RFC 3339 UTC `seconds` from now: a graceful deletion's deletionTimestamp.
+std::string rfc3339_in(std::int64_t seconds) {
+  const auto when = std::chrono::system_clock::now() + std::chrono::seconds(seconds);
+  const std::time_t time = std::chrono::system_clock::to_time_t(when);
+  std::tm utc{};
+  gmtime_r(&time, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
 }  // namespace
 
 std::string manager_from_user_agent(std::string_view user_agent) {
@@ -194,9 +277,25 @@ json::object Registry::get(const ResourceType& type, std::string_view namespace_
   return view_of(*object, subresource);
 }
 
+namespace {
+
+apply::WriteTarget write_target(const ResourceType& type, std::string_view subresource,
+                                const std::string& manager) {
+  return {type.kind, type.group_version(), type.has_status(), subresource, manager};
+}
+
+}  // namespace
+
 ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_,
                            json::object object, const WriteContext& context) {
-  (void)context;
+  prepare_create(type, namespace_, object);
+  if (!context.managed_fields_recorded)
+    apply::record_update(nullptr, object, write_target(type, "", context.field_manager));
+  return store_.create(type, std::move(object));
+}
+
+void Registry::prepare_create(const ResourceType& type, std::string_view namespace_,
+                              json::object& object) {
   // Keys are inserted before taking references into the object (insertion may reallocate).
   object["kind"] = type.kind;
   object["apiVersion"] = type.group_version();
@@ -232,15 +331,10 @@ ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_
     throw errors::invalid(type.group, type.kind, "",
                           {{"FieldValueRequired", "metadata.name",
                             "Required value: name or generateName is required"}});
-  if (!name.empty() && !is_dns_subdomain(name))
-    throw errors::invalid(
-        type.group, type.kind, name,
-        {{"FieldValueInvalid", "metadata.name",
-          fmt::format("Invalid value: \"{}\": a lowercase RFC 1123 subdomain must consist of lower "
-                      "case alphanumeric characters, '-' or '.', and must start and end with an "
-                      "alphanumeric character (e.g. 'example.com', regex used for validation is "
-                      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-                      name)}});
+  if (!name.empty())
+    if (auto problem = name_problem(type, name); !problem.empty())
+      throw errors::invalid(type.group, type.kind, name,
+                            {{"FieldValueInvalid", "metadata.name", problem}});
   for (auto field : {"uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
                      "deletionGracePeriodSeconds", "selfLink"})
     metadata.erase(field);
@@ -248,13 +342,11 @@ ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_
   reset_status_on_create(type, object);
   apply_defaults(type, object);
   validate(type, object);
-  return store_.create(type, std::move(object));
 }
 
 ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_,
                            std::string_view name, std::string_view subresource,
                            const Intent& intent, const WriteContext& context) {
-  (void)context;
   return store_.update(
       type, namespace_, name, [&](const StoredObject& current, json::object before) {
         json::object view = subresource == "scale" ? view_of(current, "scale") : before;
@@ -282,6 +374,13 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
             after["status"] = *status;
           else
             after.erase("status");
+          if (context.managed_fields_recorded) {
+            auto& meta = object_at(after, "metadata");
+            if (const auto* fields = wanted_meta.if_contains("managedFields"))
+              meta["managedFields"] = *fields;
+            else
+              meta.erase("managedFields");
+          }
         } else {
           after = std::move(wanted);
           // The main resource cannot change status when a status subresource exists.
@@ -309,8 +408,63 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
           meta["generation"] = next;
         }
         validate(type, after);
+        if (!context.managed_fields_recorded)
+          apply::record_update(&before, after,
+                               write_target(type, subresource, context.field_manager));
         return after;
       });
+}
+
+ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace_,
+                            std::string_view name, std::string_view subresource,
+                            json::object configuration, const ApplyOptions& options) {
+  if (options.field_manager.empty())
+    throw errors::invalid(
+        "meta.k8s.io", "PatchOptions", "",
+        {{"FieldValueRequired", "fieldManager", "Required value: is required for apply patch"}});
+  if (options.field_manager.size() > 128)
+    throw errors::invalid("meta.k8s.io", "PatchOptions", "",
+                          {{"FieldValueTooLong", "fieldManager",
+                            fmt::format("Too long: may not be more than 128 bytes")}});
+  if (subresource == "scale")
+    throw errors::bad_request(
+        "kube-sim does not apply to the scale subresource; apply spec.replicas to the object "
+        "itself or use a merge patch");
+  const std::string api_version = string_at(configuration, "apiVersion");
+  const std::string kind = string_at(configuration, "kind");
+  if (api_version.empty() || kind.empty())
+    throw errors::bad_request(fmt::format(
+        "invalid object type: {}, Kind={}: an apply configuration needs apiVersion and kind",
+        api_version, kind));
+  if (api_version != type.group_version() || kind != type.kind)
+    throw errors::bad_request(
+        fmt::format("the apply configuration is a {} {}, but the URL names {} {}", api_version,
+                    kind, type.group_version(), type.kind));
+  auto& metadata = object_at(configuration, "metadata");
+  const std::string sent_name = string_at(metadata, "name");
+  if (!sent_name.empty() && sent_name != name)
+    throw errors::bad_request(fmt::format(
+        "the name of the object ({}) does not match the name on the URL ({})", sent_name, name));
+  metadata.erase("managedFields");
+  const auto target = write_target(type, subresource, options.field_manager);
+  const WriteContext context{options.field_manager, true};
+  if (!store_.get(type, namespace_, name)) {
+    if (!subresource.empty()) throw errors::not_found(type, name);
+    json::object stub_metadata{{"name", name}};
+    if (type.namespaced) stub_metadata["namespace"] = namespace_;
+    const json::object stub{
+        {"apiVersion", api_version}, {"kind", kind}, {"metadata", std::move(stub_metadata)}};
+    try {
+      auto created = apply::server_side_apply(stub, configuration, target, options.force);
+      return {create(type, namespace_, std::move(created), context), true};
+    } catch (const ApiError& error) {
+      if (error.status().reason != "AlreadyExists") throw;  // else created meanwhile: merge
+    }
+  }
+  auto intent = [&](json::object current) {
+    return apply::server_side_apply(current, configuration, target, options.force);
+  };
+  return {update(type, namespace_, name, subresource, intent, context), false};
 }
 
 DeleteResult Registry::remove(const ResourceType& type, std::string_view namespace_,
@@ -343,15 +497,26 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
   auto current = store_.get(type, namespace_, name);
   if (!current) throw errors::not_found(type, name);
   check(*current);
-  if (current->body.find("\"finalizers\":[\"") != std::string::npos) {
-    // Graceful: mark it; whoever owns the finalizers removes them, and the store deletes it then.
+  const json::object existing = current->parse();
+  const auto* finalizers = existing.at("metadata").as_object().if_contains("finalizers");
+  const bool has_finalizers =
+      finalizers != nullptr && finalizers->is_array() && !finalizers->get_array().empty();
+  const std::int64_t grace =
+      type.group.empty() && type.resource == "pods" ? pod_grace_period(existing, options) : 0;
+  if (has_finalizers || grace > 0) {
+    // Graceful: mark it. Whoever owns the finalizers removes them, a pod's kubelet deletes it
+    // once its containers stopped; the store deletes it then. A shorter grace period than the
+    // one running moves the deadline closer (0 with no finalizers deletes now).
     auto marked =
         store_.update(type, namespace_, name, [&](const StoredObject& now, json::object object) {
           check(now);
           auto& metadata = object_at(object, "metadata");
-          if (!metadata.contains("deletionTimestamp")) {
-            metadata["deletionTimestamp"] = rfc3339_now();
-            metadata["deletionGracePeriodSeconds"] = 0;
+          const auto* running = metadata.if_contains("deletionGracePeriodSeconds");
+          const bool shorter =
+              running != nullptr && running->is_int64() && grace < running->get_int64();
+          if (!metadata.contains("deletionTimestamp") || shorter) {
+            metadata["deletionTimestamp"] = rfc3339_in(grace);
+            metadata["deletionGracePeriodSeconds"] = grace;
           }
           return object;
         });

@@ -7,6 +7,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -21,12 +22,27 @@ namespace rg::sim {
 /// Who writes, as managedFields record it.
 struct WriteContext {
   std::string field_manager;  ///< ?fieldManager=, else the User-Agent up to the first '/'
+  /// Set by apply(): the intent already maintained metadata.managedFields.
+  bool managed_fields_recorded = false;
+};
+
+/// A server-side apply request (PATCH with application/apply-patch+yaml).
+struct ApplyOptions {
+  std::string field_manager;  ///< required
+  bool force = false;         ///< take over fields other managers own instead of a 409
+};
+
+struct ApplyResult {
+  ObjectPtr object;
+  bool created = false;  ///< 201 instead of 200
 };
 
 struct DeleteOptions {
   std::optional<std::string> precondition_uid;
   std::optional<std::string> precondition_resource_version;
   std::string propagation_policy;  ///< "", "Background", "Foreground", "Orphan"
+  /// Pods: overrides spec.terminationGracePeriodSeconds; 0 deletes at once.
+  std::optional<std::int64_t> grace_period_seconds;
 };
 
 /// The outcome of a DELETE: the last state, and whether it is gone (false: it has finalizers
@@ -62,6 +78,18 @@ class Registry {
   ObjectPtr update(const ResourceType& type, std::string_view namespace_, std::string_view name,
                    std::string_view subresource, const Intent& intent, const WriteContext& context);
 
+  /// Server-side apply: creates the object from `configuration` when absent, else merges it
+  /// in; managedFields get the manager's Apply entry. Throws 409 Conflict listing the fields
+  /// other managers own that the apply would change (unless options.force), 422 without a
+  /// field manager, 400 for a configuration without apiVersion/kind or of another object.
+  ApplyResult apply(const ResourceType& type, std::string_view namespace_, std::string_view name,
+                    std::string_view subresource, boost::json::object configuration,
+                    const ApplyOptions& options);
+
+  /// Deletes, or starts a graceful deletion: objects with finalizers get a deletionTimestamp
+  /// and stay until the finalizers are gone; a scheduled, unfinished pod gets deletionTimestamp
+  /// (now + grace period) and deletionGracePeriodSeconds and stays Terminating until its
+  /// kubelet removes it (gracePeriodSeconds=0 deletes at once).
   DeleteResult remove(const ResourceType& type, std::string_view namespace_, std::string_view name,
                       const DeleteOptions& options);
 
@@ -72,6 +100,9 @@ class Registry {
   boost::json::object view_of(const StoredObject& object, std::string_view subresource) const;
 
  private:
+  /// Name, namespace, defaults, status reset and validation of a new object.
+  void prepare_create(const ResourceType& type, std::string_view namespace_,
+                      boost::json::object& object);
   void cascade(const ObjectPtr& owner);
   Store& store_;
   const ResourceTable& table_;

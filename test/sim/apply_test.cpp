@@ -1,0 +1,325 @@
+// kube-sim's write semantics over HTTP: server-side apply (create, merge, prune, conflicts,
+// force), managedFields of every writer, protobuf request bodies, graceful pod deletion and
+// per-kind name rules.
+#include <doctest/doctest.h>
+
+#include <optional>
+
+#include "sim/server.hpp"
+#include "test/client/protobuf/encoder.hpp"
+#include "test/sim/http_client.hpp"
+
+namespace json = boost::json;
+using rg::sim::test::call;
+using rg::sim::test::Reply;
+
+namespace {
+
+const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
+const std::string kDeployments = "/apis/apps/v1/namespaces/default/deployments";
+
+Reply apply(unsigned short port, const std::string& path, const std::string& body,
+            const std::string& query) {
+  return call(port, "PATCH", path + "?" + query, body,
+              {{"Content-Type", "application/apply-patch+yaml"}});
+}
+
+/// The managedFields entry of `manager` with `operation` (a copy: callers pass temporaries).
+std::optional<json::object> entry(const json::value& object, const std::string& manager,
+                                  const std::string& operation = "Apply") {
+  const auto* fields = object.at("metadata").as_object().if_contains("managedFields");
+  if (fields == nullptr) return std::nullopt;
+  for (const auto& item : fields->as_array())
+    if (item.at("manager") == manager.c_str() && item.at("operation") == operation.c_str())
+      return item.as_object();
+  return std::nullopt;
+}
+
+std::string cm_config(const std::string& data) {
+  return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n" + data;
+}
+
+std::string deployment_config(const std::string& name, int replicas, const std::string& image) {
+  return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":")" + name +
+         R"("},"spec":{"replicas":)" + std::to_string(replicas) +
+         R"(,"selector":{"matchLabels":{"app":"w"}},"template":{"metadata":{"labels":{"app":"w"}},"spec":{"containers":[{"name":"c","image":")" +
+         image + R"("}]}}}})";
+}
+
+}  // namespace
+
+TEST_CASE("server-side apply creates with 201 and records the Apply entry") {
+  rg::sim::Server server;
+  auto port = server.port();
+  auto created = apply(port, kConfigMaps + "/cfg",
+                       "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n  labels:\n    "
+                       "app: web\ndata:\n  a: \"1\"\n",
+                       "fieldManager=alice");
+  REQUIRE(created.status == 201);
+  auto object = created.json();
+  CHECK(object.at("data").at("a") == "1");
+  const auto alice = entry(object, "alice");
+  REQUIRE(alice.has_value());
+  CHECK(alice->at("apiVersion") == "v1");
+  CHECK(alice->at("fieldsType") == "FieldsV1");
+  CHECK(alice->at("time").as_string().size() == 20);
+  CHECK(alice->at("fieldsV1") ==
+        json::parse(R"({"f:data":{"f:a":{}},"f:metadata":{"f:labels":{"f:app":{}}}})"));
+
+  auto again = apply(port, kConfigMaps + "/cfg", cm_config("  a: \"1\"\n  b: \"2\"\n"),
+                     "fieldManager=alice");
+  CHECK(again.status == 200);
+  // No longer applied and owned by nobody else: the label is pruned.
+  CHECK(!again.json().at("metadata").as_object().contains("labels"));
+  CHECK(again.json().at("data") == json::parse(R"({"a":"1","b":"2"})"));
+}
+
+TEST_CASE("apply merges managers, conflicts name the owner, force takes the field over") {
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(
+      apply(port, kConfigMaps + "/cfg", cm_config("  a: \"1\"\n  b: \"2\"\n"), "fieldManager=alice")
+          .status == 201);
+  auto bob = apply(port, kConfigMaps + "/cfg", cm_config("  c: \"3\"\n"), "fieldManager=bob");
+  REQUIRE(bob.status == 200);
+  CHECK(bob.json().at("data") == json::parse(R"({"a":"1","b":"2","c":"3"})"));
+  REQUIRE(entry(bob.json(), "bob").has_value());
+  CHECK(entry(bob.json(), "bob")->at("fieldsV1") == json::parse(R"({"f:data":{"f:c":{}}})"));
+
+  // The same value is shared ownership, not a conflict.
+  auto shared =
+      apply(port, kConfigMaps + "/cfg", cm_config("  a: \"1\"\n  c: \"3\"\n"), "fieldManager=bob");
+  CHECK(shared.status == 200);
+
+  auto conflict = apply(port, kConfigMaps + "/cfg", cm_config("  b: \"9\"\n  c: \"3\"\n"),
+                        "fieldManager=bob&force=false");
+  REQUIRE(conflict.status == 409);
+  CHECK(
+      conflict.json() ==
+      json::parse(
+          R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Apply failed with 1 conflict: conflict with \"alice\": .data.b","reason":"Conflict","details":{"causes":[{"reason":"FieldManagerConflict","message":"conflict with \"alice\"","field":".data.b"}]},"code":409})"));
+  CHECK(call(port, "GET", kConfigMaps + "/cfg").json().at("data").at("b") == "2");
+
+  auto forced = apply(port, kConfigMaps + "/cfg", cm_config("  b: \"9\"\n  c: \"3\"\n"),
+                      "fieldManager=bob&force=true");
+  REQUIRE(forced.status == 200);
+  CHECK(forced.json().at("data").at("b") == "9");
+  CHECK(entry(forced.json(), "alice")->at("fieldsV1") == json::parse(R"({"f:data":{"f:a":{}}})"));
+  CHECK(entry(forced.json(), "bob")->at("fieldsV1") ==
+        json::parse(R"({"f:data":{"f:b":{},"f:c":{}}})"));
+}
+
+TEST_CASE("create, update and patch record Update entries that apply conflicts with") {
+  rg::sim::Server server;
+  auto port = server.port();
+  auto created = call(port, "POST", kDeployments + "?fieldManager=kubectl-client-side-apply",
+                      deployment_config("web", 2, "nginx:1"));
+  REQUIRE(created.status == 201);
+  const auto csa = entry(created.json(), "kubectl-client-side-apply", "Update");
+  REQUIRE(csa.has_value());
+  CHECK(csa->at("apiVersion") == "apps/v1");
+  const auto& spec_fields = csa->at("fieldsV1").at("f:spec").as_object();
+  CHECK(spec_fields.contains("f:replicas"));
+  CHECK(spec_fields.contains("f:revisionHistoryLimit"));  // defaults belong to the creator
+  CHECK(csa->at("fieldsV1")
+            .at("f:spec")
+            .at("f:template")
+            .at("f:spec")
+            .at("f:containers")
+            .as_object()
+            .contains(R"(k:{"name":"c"})"));
+
+  auto conflict = apply(port, kDeployments + "/web", deployment_config("web", 5, "nginx:2"),
+                        "fieldManager=kubectl&force=false");
+  REQUIRE(conflict.status == 409);
+  CHECK(conflict.json().at("message") ==
+        "Apply failed with 2 conflicts: conflicts with \"kubectl-client-side-apply\" using "
+        "apps/v1:\n- .spec.replicas\n- .spec.template.spec.containers[name=\"c\"].image");
+  CHECK(conflict.json().at("details").at("causes").as_array().size() == 2);
+
+  // The default manager of a write is the User-Agent's program name.
+  auto patched = call(port, "PATCH", kDeployments + "/web", R"({"spec":{"paused":true}})",
+                      {{"Content-Type", "application/merge-patch+json"}});
+  REQUIRE(patched.status == 200);
+  const auto by_agent = entry(patched.json(), "sim-test", "Update");
+  REQUIRE(by_agent.has_value());
+  CHECK(by_agent->at("fieldsV1") == json::parse(R"({"f:spec":{"f:paused":{}}})"));
+
+  // Scale records the scale subresource and takes spec.replicas from the creator.
+  auto scaled =
+      call(port, "PATCH", kDeployments + "/web/scale?fieldManager=scaler",
+           R"({"spec":{"replicas":4}})", {{"Content-Type", "application/merge-patch+json"}});
+  REQUIRE(scaled.status == 200);
+  auto after = call(port, "GET", kDeployments + "/web").json();
+  const auto scaler = entry(after, "scaler", "Update");
+  REQUIRE(scaler.has_value());
+  CHECK(scaler->at("subresource") == "scale");
+  CHECK(scaler->at("fieldsV1") == json::parse(R"({"f:spec":{"f:replicas":{}}})"));
+  CHECK(!entry(after, "kubectl-client-side-apply", "Update")
+             ->at("fieldsV1")
+             .at("f:spec")
+             .as_object()
+             .contains("f:replicas"));
+
+  auto forced = apply(port, kDeployments + "/web", deployment_config("web", 5, "nginx:2"),
+                      "fieldManager=kubectl&force=true");
+  REQUIRE(forced.status == 200);
+  CHECK(forced.json().at("spec").at("replicas") == 5);
+  CHECK(forced.json().at("spec").at("template").at("spec").at("containers").at(0).at("image") ==
+        "nginx:2");
+  CHECK(forced.json().at("metadata").at("generation") == 4);
+}
+
+TEST_CASE("apply merges keyed lists item by item") {
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(apply(port, kDeployments + "/web", deployment_config("web", 1, "nginx:1"),
+                "fieldManager=alice")
+              .status == 201);
+  auto env = apply(
+      port, kDeployments + "/web",
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"name":"A","value":"1"}]},{"name":"sidecar","image":"busybox"}]}}}})",
+      "fieldManager=bob");
+  REQUIRE(env.status == 200);
+  const auto env_json = env.json();
+  const auto& containers = env_json.at("spec").at("template").at("spec").at("containers");
+  REQUIRE(containers.as_array().size() == 2);
+  CHECK(containers.at(0).at("image") == "nginx:1");
+  CHECK(containers.at(0).at("env").at(0).at("name") == "A");
+  CHECK(containers.at(1).at("name") == "sidecar");
+  const auto bob_fields = entry(env_json, "bob")->at("fieldsV1");
+  CHECK(
+      bob_fields.at("f:spec").at("f:template").at("f:spec").at("f:containers") ==
+      json::parse(
+          R"({"k:{\"name\":\"c\"}":{".":{},"f:env":{"k:{\"name\":\"A\"}":{".":{},"f:name":{},"f:value":{}}},"f:name":{}},"k:{\"name\":\"sidecar\"}":{".":{},"f:image":{},"f:name":{}}})"));
+
+  // Bob stops applying the sidecar and the env: both go, alice's container stays whole.
+  auto pruned = apply(
+      port, kDeployments + "/web",
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{"team":"b"}}})",
+      "fieldManager=bob");
+  REQUIRE(pruned.status == 200);
+  CHECK(pruned.json().at("spec").at("template").at("spec").at("containers") ==
+        json::parse(R"([{"name":"c","image":"nginx:1"}])"));
+  CHECK(pruned.json().at("metadata").at("labels").at("team") == "b");
+}
+
+TEST_CASE("apply needs a field manager, apiVersion and kind, and refuses force elsewhere") {
+  rg::sim::Server server;
+  auto port = server.port();
+  auto no_manager = apply(port, kConfigMaps + "/cfg", cm_config("  a: b\n"), "force=false");
+  CHECK(no_manager.status == 422);
+  CHECK(no_manager.json().at("message") ==
+        "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for "
+        "apply patch");
+  auto no_kind = apply(port, kConfigMaps + "/cfg", "metadata:\n  name: cfg\n", "fieldManager=x");
+  CHECK(no_kind.status == 400);
+  auto other_name =
+      apply(port, kConfigMaps + "/cfg",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", "fieldManager=x");
+  CHECK(other_name.status == 400);
+  auto forced_merge = call(port, "PATCH", kConfigMaps + "/cfg?force=true", "{}",
+                           {{"Content-Type", "application/merge-patch+json"}});
+  CHECK(forced_merge.status == 422);
+}
+
+TEST_CASE("protobuf request bodies: create, update and delete with DeleteOptions") {
+  rg::sim::Server server;
+  auto port = server.port();
+  using rg::test::Encoder;
+  const std::vector<std::pair<std::string, std::string>> protobuf = {
+      {"Content-Type", "application/vnd.kubernetes.protobuf"},
+      {"Accept", "application/vnd.kubernetes.protobuf,application/json"}};
+  auto secret = [](std::string_view status) {
+    Encoder meta = rg::test::new_object_meta("sh.helm.release.v1.demo.v1", "default");
+    meta.entry(11, "owner", "helm").entry(11, "status", status);
+    Encoder body;
+    body.message(1, meta).entry(2, "release", "H4sI").bytes(3, "helm.sh/release.v1");
+    return rg::test::envelope("v1", "Secret", body);
+  };
+  auto created = call(port, "POST", "/api/v1/namespaces/default/secrets?fieldManager=helm",
+                      secret("pending-install"), protobuf);
+  REQUIRE(created.status == 201);
+  CHECK(created.header("content-type") == "application/json");
+  auto object = created.json();
+  CHECK(object.at("type") == "helm.sh/release.v1");
+  CHECK(object.at("data").at("release") == "SDRzSQ==");
+  CHECK(object.at("metadata").at("labels").at("status") == "pending-install");
+  CHECK(entry(object, "helm", "Update").has_value());
+
+  auto updated = call(port, "PUT", "/api/v1/namespaces/default/secrets/sh.helm.release.v1.demo.v1",
+                      secret("deployed"), protobuf);
+  REQUIRE(updated.status == 200);
+  CHECK(updated.json().at("metadata").at("labels").at("status") == "deployed");
+
+  // Helm's DELETE body, byte for byte.
+  static constexpr char kHelmDeleteBody[] =
+      "k8s\0\n\x13\n\x02v1\x12\rDeleteOptions\x12\0\x1a\0\"\0";
+  const std::string delete_options(kHelmDeleteBody, sizeof kHelmDeleteBody - 1);
+  auto deleted =
+      call(port, "DELETE", "/api/v1/namespaces/default/secrets/sh.helm.release.v1.demo.v1",
+           delete_options, protobuf);
+  CHECK(deleted.status == 200);
+  CHECK(call(port, "GET", "/api/v1/namespaces/default/secrets/sh.helm.release.v1.demo.v1").status ==
+        404);
+
+  auto service = call(port, "POST", "/api/v1/namespaces/default/services",
+                      rg::test::envelope("v1", "Service", Encoder()), protobuf);
+  CHECK(service.status == 415);
+  CHECK(service.json().at("reason") == "UnsupportedMediaType");
+  CHECK(service.json().at("message").as_string().find("v1 Service") != json::string::npos);
+
+  auto garbage = call(port, "POST", "/api/v1/namespaces/default/secrets", "k8s\0\xff", protobuf);
+  CHECK(garbage.status == 400);
+  auto cbor = call(port, "POST", "/api/v1/namespaces/default/secrets", "x",
+                   {{"Content-Type", "application/cbor"}});
+  CHECK(cbor.status == 415);
+}
+
+TEST_CASE("graceful deletion: a scheduled pod stays Terminating, grace 0 or unscheduled goes") {
+  rg::sim::Server server;
+  auto port = server.port();
+  const std::string pods = "/api/v1/namespaces/default/pods";
+  auto pod = [](const std::string& name, const std::string& node) {
+    std::string spec = node.empty() ? "" : R"("nodeName":")" + node + R"(",)";
+    return R"({"metadata":{"name":")" + name + R"("},"spec":{)" + spec +
+           R"("terminationGracePeriodSeconds":20,"containers":[{"name":"c","image":"nginx"}]}})";
+  };
+  REQUIRE(call(port, "POST", pods, pod("scheduled", "node-1")).status == 201);
+  auto first = call(port, "DELETE", pods + "/scheduled");
+  REQUIRE(first.status == 200);
+  auto terminating = first.json();
+  CHECK(terminating.at("kind") == "Pod");
+  CHECK(terminating.at("metadata").at("deletionGracePeriodSeconds") == 20);
+  CHECK(terminating.at("metadata").at("deletionTimestamp").as_string() >
+        terminating.at("metadata").at("creationTimestamp").as_string());
+  CHECK(call(port, "GET", pods + "/scheduled").status == 200);
+
+  // A shorter grace period moves the deadline; gracePeriodSeconds=0 deletes at once.
+  auto shorter = call(port, "DELETE", pods + "/scheduled", R"({"gracePeriodSeconds":5})");
+  CHECK(shorter.json().at("metadata").at("deletionGracePeriodSeconds") == 5);
+  CHECK(call(port, "DELETE", pods + "/scheduled?gracePeriodSeconds=0").status == 200);
+  CHECK(call(port, "GET", pods + "/scheduled").status == 404);
+
+  REQUIRE(call(port, "POST", pods, pod("pending", "")).status == 201);
+  CHECK(call(port, "DELETE", pods + "/pending").status == 200);
+  CHECK(call(port, "GET", pods + "/pending").status == 404);
+}
+
+TEST_CASE("names follow each kind's rule") {
+  rg::sim::Server server;
+  auto port = server.port();
+  auto role = call(port, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+                   R"({"metadata":{"name":"system:controller:replica-guard"},"rules":[]})");
+  CHECK(role.status == 201);
+  auto slash = call(port, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+                    R"({"metadata":{"name":"a/b"}})");
+  CHECK(slash.status == 422);
+  auto dotted_ns = call(port, "POST", "/api/v1/namespaces", R"({"metadata":{"name":"a.b"}})");
+  CHECK(dotted_ns.status == 422);
+  auto digit_service = call(port, "POST", "/api/v1/namespaces/default/services",
+                            R"({"metadata":{"name":"1svc"},"spec":{}})");
+  CHECK(digit_service.status == 422);
+  auto dotted_cm = call(port, "POST", kConfigMaps, R"({"metadata":{"name":"a.b"},"data":{}})");
+  CHECK(dotted_cm.status == 201);
+}

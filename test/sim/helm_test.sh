@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The project's own manifests and chart against the kube-sim binary with stock tools:
+# `kubectl apply -f` / `-k` (client-side apply), `kubectl apply --server-side` (with a field
+# conflict and --force-conflicts), and helm 4 install / upgrade / list / uninstall (server-side
+# apply, protobuf release Secrets and DeleteOptions). Usage: helm_test.sh PATH/TO/kube-sim
+# Exits 77 (skipped) without kubectl or helm.
+set -euo pipefail
+sim=$1
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+kubectl=$repo/.tools/bin/kubectl
+[[ -x $kubectl ]] || kubectl=$(command -v kubectl || true)
+helm=$repo/.tools/bin/helm
+[[ -x $helm ]] || helm=$(command -v helm || true)
+if [[ -z $kubectl ]]; then echo "SKIP: no kubectl found"; exit 77; fi
+if [[ -z $helm ]]; then echo "SKIP: no helm found"; exit 77; fi
+
+work=$(mktemp -d)
+sim_pid=
+cleanup() { [[ -n $sim_pid ]] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+"$sim" --port 0 --write-kubeconfig "$work/kubeconfig" >"$work/sim.log" 2>&1 &
+sim_pid=$!
+for _ in $(seq 100); do grep -q "serving on" "$work/sim.log" 2>/dev/null && break; sleep 0.1; done
+grep -q "serving on" "$work/sim.log" || { echo "kube-sim did not start:"; cat "$work/sim.log"; exit 1; }
+
+export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
+k() { "$kubectl" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }
+h() { "$helm" --kubeconfig "$work/kubeconfig" "$@"; }
+fail() { echo "FAIL: $*"; exit 1; }
+expect() {  # expect <description> <needle> <haystack>
+  grep -qF -- "$2" <<<"$3" || { echo "FAIL: $1: expected '$2' in:"; echo "$3"; exit 1; }
+}
+echo "using $("$kubectl" version --client 2>/dev/null | head -1), helm $("$helm" version --short)"
+
+# --- kubectl apply of manifests/ (client-side, then -k, then server-side) ---
+out=$(k apply -f "$repo/manifests/" 2>&1) || fail "apply -f: $out"
+expect "apply -f creates the namespace" "namespace/replica-guard-system created" "$out"
+expect "apply -f creates the deployment" "deployment.apps/replica-guard created" "$out"
+for object in serviceaccount/replica-guard deployment/replica-guard service/replica-guard-metrics \
+    poddisruptionbudget/replica-guard; do
+  k -n replica-guard-system get "$object" -o name >/dev/null || fail "$object missing after apply -f"
+done
+out=$(k get clusterrole,clusterrolebinding -o name)
+expect "apply -f creates the ClusterRole" "clusterrole.rbac.authorization.k8s.io/replica-guard" "$out"
+out=$(k -n replica-guard-system get deploy replica-guard \
+  -o jsonpath='{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}')
+[[ -n $out ]] || fail "client-side apply left no last-applied-configuration"
+
+out=$(k apply -k "$repo/manifests/" 2>&1) || fail "apply -k: $out"
+expect "apply -k leaves the deployment as it is" "deployment.apps/replica-guard unchanged" "$out"
+
+out=$(k apply --server-side -f "$repo/manifests/" 2>&1) || fail "apply --server-side: $out"
+expect "server-side apply" "deployment.apps/replica-guard serverside-applied" "$out"
+out=$(k -n replica-guard-system get deploy replica-guard -o jsonpath='{.metadata.managedFields[*].manager}')
+expect "server-side apply recorded kubectl's Apply entry" "kubectl" "$out"
+
+# A field another manager owns: a conflict, then taken over with --force-conflicts.
+k -n replica-guard-system scale deploy replica-guard --replicas=3 >/dev/null
+sed 's/replicas: 2/replicas: 4/' "$repo/manifests/30-deployment.yaml" >"$work/deployment.yaml"
+grep -q "replicas: 4" "$work/deployment.yaml" || fail "manifests/30-deployment.yaml has no 'replicas: 2'"
+out=$(k apply --server-side -f "$work/deployment.yaml" 2>&1 || true)
+expect "conflict with the scaler" 'Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1: .spec.replicas' "$out"
+out=$(k apply --server-side --force-conflicts -f "$work/deployment.yaml" 2>&1) || fail "force: $out"
+[[ $(k -n replica-guard-system get deploy replica-guard -o jsonpath='{.spec.replicas}') == 4 ]] ||
+  fail "--force-conflicts did not set replicas"
+
+# kube-sim deletes a namespace's content with it at once (a real cluster's namespace controller
+# takes a while), so the content kubectl deletes next is already gone.
+out=$(k delete -k "$repo/manifests/" --ignore-not-found 2>&1) || fail "delete -k: $out"
+expect "delete -k" "namespace \"replica-guard-system\" deleted" "$out"
+out=$(k get clusterroles,deployments -A -o name)
+[[ $out != *replica-guard* ]] || fail "left after delete -k: $out"
+
+# --- helm 4: install, upgrade, list, uninstall ---
+chart=$repo/charts/replica-guard
+out=$(h install rg "$chart" --namespace guard --create-namespace 2>&1) || fail "helm install: $out"
+expect "helm install" "STATUS: deployed" "$out"
+out=$(k -n guard get deploy -o jsonpath='{.items[*].metadata.name} {.items[*].spec.replicas}')
+expect "helm created the deployment" "rg-replica-guard 2" "$out"
+out=$(k -n guard get deploy rg-replica-guard -o jsonpath='{.metadata.annotations.meta\.helm\.sh/release-name} {.metadata.managedFields[*].manager}')
+expect "helm owns the deployment" "rg helm" "$out"
+for object in serviceaccount/rg-replica-guard service/rg-replica-guard-metrics; do
+  k -n guard get "$object" -o name >/dev/null || fail "$object missing after helm install"
+done
+out=$(k -n guard get secrets -l owner=helm -o jsonpath='{.items[*].metadata.labels.status}')
+[[ $out == deployed ]] || fail "release secret status: $out"
+
+out=$(h upgrade rg "$chart" --namespace guard --set replicaCount=3 2>&1) || fail "helm upgrade: $out"
+expect "helm upgrade" "REVISION: 2" "$out"
+[[ $(k -n guard get deploy rg-replica-guard -o jsonpath='{.spec.replicas}') == 3 ]] ||
+  fail "helm upgrade did not change replicas"
+
+out=$(h list --namespace guard 2>&1) || fail "helm list: $out"
+expect "helm list" "deployed" "$out"
+expect "helm list revision" "rg" "$out"
+
+out=$(h uninstall rg --namespace guard 2>&1) || fail "helm uninstall: $out"
+expect "helm uninstall" "release \"rg\" uninstalled" "$out"
+out=$(k -n guard get deploy,svc,sa,secrets -o name 2>&1)
+[[ $out != *rg-replica-guard* && $out != *sh.helm.release* ]] || fail "left after uninstall: $out"
+echo "PASS"
