@@ -334,6 +334,11 @@ const KnownKind kKnownKinds[] = {
     {"authentication.k8s.io/v1", "SelfSubjectReview", &kSelfSubjectReview},
     {"authorization.k8s.io/v1", "SelfSubjectAccessReview", &kSelfSubjectAccessReview},
     {"policy/v1", "Eviction", &kEviction},
+    {"v1", "Service", &kService},
+    {"rbac.authorization.k8s.io/v1", "Role", &kRole},
+    {"rbac.authorization.k8s.io/v1", "ClusterRole", &kClusterRole},
+    {"rbac.authorization.k8s.io/v1", "RoleBinding", &kRoleBinding},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", &kClusterRoleBinding},
 };
 
 }  // namespace

@@ -80,6 +80,7 @@ extern const MessageSpec kNamespace;
 extern const MessageSpec kServiceAccount;
 extern const MessageSpec kPod;
 extern const MessageSpec kPodTemplateSpec;
+extern const MessageSpec kService;  // (schemas_service_rbac.cpp)
 // apps/v1 (schemas_apps.cpp)
 extern const MessageSpec kDeployment;
 // authentication.k8s.io/v1, authorization.k8s.io/v1 (schemas_auth.cpp)
@@ -88,5 +89,10 @@ extern const MessageSpec kSelfSubjectReview;
 extern const MessageSpec kSelfSubjectAccessReview;
 // policy/v1 (schemas_apps.cpp)
 extern const MessageSpec kEviction;
+// rbac.authorization.k8s.io/v1 (schemas_service_rbac.cpp)
+extern const MessageSpec kRole;
+extern const MessageSpec kClusterRole;
+extern const MessageSpec kRoleBinding;
+extern const MessageSpec kClusterRoleBinding;
 
 }  // namespace rg::client::protobuf

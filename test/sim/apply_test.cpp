@@ -263,11 +263,11 @@ TEST_CASE("protobuf request bodies: create, update and delete with DeleteOptions
   CHECK(call(port, "GET", "/api/v1/namespaces/default/secrets/sh.helm.release.v1.demo.v1").status ==
         404);
 
-  auto service = call(port, "POST", "/api/v1/namespaces/default/services",
-                      rg::test::envelope("v1", "Service", Encoder()), protobuf);
-  CHECK(service.status == 415);
-  CHECK(service.json().at("reason") == "UnsupportedMediaType");
-  CHECK(service.json().at("message").as_string().find("v1 Service") != json::string::npos);
+  auto endpoints = call(port, "POST", "/api/v1/namespaces/default/endpoints",
+                        rg::test::envelope("v1", "Endpoints", Encoder()), protobuf);
+  CHECK(endpoints.status == 415);
+  CHECK(endpoints.json().at("reason") == "UnsupportedMediaType");
+  CHECK(endpoints.json().at("message").as_string().find("v1 Endpoints") != json::string::npos);
 
   auto garbage = call(port, "POST", "/api/v1/namespaces/default/secrets", "k8s\0\xff", protobuf);
   CHECK(garbage.status == 400);

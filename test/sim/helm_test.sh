@@ -73,6 +73,23 @@ expect "delete -k" "namespace \"replica-guard-system\" deleted" "$out"
 out=$(k get clusterroles,deployments -A -o name)
 [[ $out != *replica-guard* ]] || fail "left after delete -k: $out"
 
+# --- typed-client writes: protobuf request bodies ---
+k create namespace typed >/dev/null || fail "create namespace (protobuf)"
+for args in "service clusterip web --tcp=80:8080" "deployment web --image=nginx:1" \
+    "secret generic creds --from-literal=a=b" "configmap settings --from-literal=c=d" \
+    "serviceaccount bot" "role reader --verb=get,list --resource=pods" \
+    "rolebinding reader --role=reader --serviceaccount=typed:bot" \
+    "clusterrole typed-reader --verb=get --resource=nodes" \
+    "clusterrolebinding typed-reader --clusterrole=typed-reader --serviceaccount=typed:bot"; do
+  out=$(k -n typed create $args 2>&1) || fail "kubectl create $args: $out"
+done
+out=$(k -n typed get svc web -o jsonpath='{.spec.ports[0].port} {.spec.ports[0].targetPort}')
+[[ $out == "80 8080" ]] || fail "protobuf Service decoded as: $out"
+out=$(k -n typed get rolebinding reader -o jsonpath='{.roleRef.name} {.subjects[0].name}')
+[[ $out == "reader bot" ]] || fail "protobuf RoleBinding decoded as: $out"
+out=$(k -n typed delete secret creds 2>&1) || fail "delete: $out"
+k delete namespace typed >/dev/null
+
 # --- helm 4: install, upgrade, list, uninstall ---
 chart=$repo/charts/replica-guard
 out=$(h install rg "$chart" --namespace guard --create-namespace 2>&1) || fail "helm install: $out"

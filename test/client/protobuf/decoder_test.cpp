@@ -176,6 +176,55 @@ TEST_CASE("ConfigMap, Namespace and ServiceAccount") {
                      "automountServiceAccountToken":false})"));
 }
 
+TEST_CASE("kubectl create service and expose: Service") {
+  Encoder spec;
+  spec.message(1, Encoder()
+                      .bytes(1, "http")
+                      .bytes(2, "TCP")
+                      .varint(3, 80)
+                      .message(4, int_or_string("web"))
+                      .varint(5, 0))
+      .entry(2, "app", "web")
+      .bytes(3, "")
+      .bytes(4, "ClusterIP")
+      .bytes(7, "None")
+      .bytes(22, "Cluster");
+  Encoder service;
+  service.message(1, new_object_meta("web", "default")).message(2, spec).message(3, Encoder());
+  CHECK(decoded(envelope("v1", "Service", service)) ==
+        expected(R"({"apiVersion":"v1","kind":"Service",
+                     "metadata":{"name":"web","namespace":"default"},
+                     "spec":{"ports":[{"name":"http","protocol":"TCP","port":80,"targetPort":"web"}],
+                             "selector":{"app":"web"},"type":"ClusterIP","sessionAffinity":"None",
+                             "internalTrafficPolicy":"Cluster"}})"));
+}
+
+TEST_CASE("kubectl create role and rolebinding: RBAC kinds") {
+  Encoder rule;
+  rule.bytes(1, "get").bytes(1, "list").bytes(2, "").bytes(3, "pods");
+  Encoder role;
+  role.message(1, new_object_meta("reader", "ci")).message(2, rule);
+  CHECK(decoded(envelope("rbac.authorization.k8s.io/v1", "Role", role)) ==
+        expected(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role",
+                     "metadata":{"name":"reader","namespace":"ci"},
+                     "rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]}]})"));
+
+  Encoder binding;
+  binding.message(1, new_object_meta("reader", "ci"))
+      .message(2, Encoder().bytes(1, "ServiceAccount").bytes(2, "").bytes(3, "bot").bytes(4, "ci"))
+      .message(
+          3,
+          Encoder().bytes(1, "rbac.authorization.k8s.io").bytes(2, "ClusterRole").bytes(3, "view"));
+  CHECK(decoded(envelope("rbac.authorization.k8s.io/v1", "ClusterRoleBinding", binding)) ==
+        expected(R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding",
+                     "metadata":{"name":"reader","namespace":"ci"},
+                     "subjects":[{"kind":"ServiceAccount","name":"bot","namespace":"ci"}],
+                     "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole",
+                                "name":"view"}})"));
+  CHECK(find_schema("rbac.authorization.k8s.io/v1", "ClusterRole") == &kClusterRole);
+  CHECK(find_schema("v1", "Role") == nullptr);
+}
+
 TEST_CASE("kubectl create token: TokenRequest") {
   Encoder request;
   request.message(1, new_object_meta(""))
