@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   rg::sim::ServerOptions options;
   rg::sim::ClusterOptions cluster_options;
   std::string kubeconfig;
+  bool insecure_http = false;
+  std::string authorization_mode = "RBAC";
   int bookmark_seconds = 60;
   std::size_t nodes = 3;
   double time_scale = 1.0;
@@ -41,6 +43,26 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--write-kubeconfig", kubeconfig,
                  "Write an admin kubeconfig for this server to PATH");
+  app.add_flag("--insecure-http", insecure_http, "Serve plain HTTP instead of HTTPS");
+  app.add_option("--tls-cert-file", options.tls.cert_file,
+                 "PEM certificate chain to serve HTTPS with (default: a CA and a serving "
+                 "certificate for 127.0.0.1 and localhost generated at start)");
+  app.add_option("--tls-private-key-file", options.tls.private_key_file,
+                 "PEM private key of --tls-cert-file");
+  auto* mode_option =
+      app.add_option("--authorization-mode", authorization_mode,
+                     "RBAC: bearer tokens authenticate (401 without) and the stored RBAC objects "
+                     "authorize (403); AlwaysAllow: every request acts as the administrator "
+                     "(the default with --insecure-http: kubectl sends no credentials over HTTP)")
+          ->check(CLI::IsMember({"RBAC", "AlwaysAllow"}))
+          ->capture_default_str();
+  app.add_flag("--anonymous-auth", options.auth.anonymous,
+               "With RBAC: requests without credentials act as system:anonymous instead of "
+               "getting 401");
+  app.add_option("--api-audiences", options.auth.api_audiences,
+                 "Audiences accepted in ServiceAccount tokens, and the default of a TokenRequest")
+      ->delimiter(',')
+      ->capture_default_str();
   app.add_option("--nodes", nodes, "Ready nodes to create at start, each with a simulated kubelet")
       ->capture_default_str();
   app.add_option_function<double>(
@@ -61,6 +83,16 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   options.watch.bookmark_interval = std::chrono::seconds(bookmark_seconds);
+  if (insecure_http && !(options.tls.cert_file.empty() && options.tls.private_key_file.empty())) {
+    std::cerr << "kube-sim: --insecure-http serves plain HTTP; leave out --tls-cert-file and "
+                 "--tls-private-key-file\n";
+    return 2;
+  }
+  options.tls.enabled = !insecure_http;
+  // kubectl drops credentials on plain HTTP, so there RBAC only when asked for explicitly (like the
+  // insecure port kube-apiserver once had, which skipped authentication and authorization).
+  options.auth.enabled =
+      authorization_mode == "RBAC" && (!insecure_http || mode_option->count() > 0);
 
   try {
     rg::sim::Server server(options);

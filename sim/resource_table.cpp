@@ -66,7 +66,10 @@ std::vector<ResourceType> builtin_types() {
   add(make("", "configmaps", "configmap", "ConfigMap", true, {"cm"}));
   auto& secrets = add(make("", "secrets", "secret", "Secret", true));
   secrets.selectable_fields = {"type"};
-  add(make("", "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"}));
+  auto& service_accounts =
+      add(make("", "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"}));
+  service_accounts.subresources = {
+      {"token", "authentication.k8s.io", "v1", "TokenRequest", {"create"}}};
   auto& services = add(make("", "services", "service", "Service", true, {"svc"}));
   services.categories = {"all"};
   services.subresources = {status_of("", "Service")};
@@ -116,6 +119,13 @@ std::vector<ResourceType> builtin_types() {
   ingresses.subresources = {status_of("networking.k8s.io", "Ingress")};
   add(make("networking.k8s.io", "networkpolicies", "networkpolicy", "NetworkPolicy", true,
            {"netpol"}));
+  // Answered by sim/auth from the requesting user, never stored.
+  auto& self_reviews = add(make("authentication.k8s.io", "selfsubjectreviews", "selfsubjectreview",
+                                "SelfSubjectReview", false));
+  self_reviews.verbs = {"create"};
+  auto& access_reviews = add(make("authorization.k8s.io", "selfsubjectaccessreviews",
+                                  "selfsubjectaccessreview", "SelfSubjectAccessReview", false));
+  access_reviews.verbs = {"create"};
   const std::string rbac = "rbac.authorization.k8s.io";
   add(make(rbac, "roles", "role", "Role", true));
   add(make(rbac, "rolebindings", "rolebinding", "RoleBinding", true));

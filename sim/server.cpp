@@ -1,40 +1,78 @@
-// Server: wiring of store, registry, API handler, fault injection and the HTTP server.
+// Server: wiring of store, registry, API handler, authentication/authorization, fault injection
+// and the HTTP(S) server.
 #include "sim/server.hpp"
 
 #include <fmt/format.h>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ssl/context.hpp>
+#include <boost/json.hpp>
 
+#include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "client/config/base64.hpp"
+#include "client/config/token_auth.hpp"
 #include "sim/api_server.hpp"
+#include "sim/auth/auth_filter.hpp"
+#include "sim/auth/serving_certificate.hpp"
 #include "sim/http_server.hpp"
 
 namespace rg::sim {
+namespace {
+
+auth::ServingCertificate serving_certificate(const ServerOptions& options) {
+  if (!options.tls.enabled) return {};
+  const bool has_cert = !options.tls.cert_file.empty();
+  const bool has_key = !options.tls.private_key_file.empty();
+  if (has_cert != has_key)
+    throw std::runtime_error(
+        "give both --tls-cert-file and --tls-private-key-file, or neither (a CA and a serving "
+        "certificate are generated then)");
+  if (has_cert)
+    return auth::load_serving_certificate(options.tls.cert_file, options.tls.private_key_file);
+  return auth::generate_serving_certificate(options.address);
+}
+
+}  // namespace
 
 struct Server::Impl {
   explicit Impl(ServerOptions opts)
       : options(std::move(opts)),
+        certificate(serving_certificate(options)),
         store(options.store),
         registry(store, ResourceTable::builtin()),
-        http(io, HttpServerOptions{options.address, options.port, options.body_limit, nullptr},
+        http(io,
+             HttpServerOptions{
+                 options.address, options.port, options.body_limit,
+                 options.tls.enabled ? auth::make_server_tls_context(certificate) : nullptr},
              [this](HttpRequest& request, ResponseStream& stream) {
                return api->handle(request, stream);
              }),
         faults(store, [this] { http.close_connections(); }) {
+    registry.bootstrap();
+    auth_filter = std::make_unique<auth::AuthFilter>(registry, options.auth);
     api = std::make_unique<ApiServer>(registry, ApiServerOptions{options.watch, {}},
                                       fmt::format("{}:{}", options.address, http.port()));
-    api->set_hook([this](HttpRequest& request, ResponseStream& stream) {
+    // Authentication and authorization first (a real API server's filter order), then the admin
+    // endpoint and injected faults.
+    auth_filter->set_next([this](HttpRequest& request, ResponseStream& stream) {
       return faults.intercept(request, stream);
+    });
+    api->set_hook([this](HttpRequest& request, ResponseStream& stream) {
+      return auth_filter->intercept(request, stream);
     });
   }
 
   ServerOptions options;
+  auth::ServingCertificate certificate;
   boost::asio::io_context io;
   Store store;
   Registry registry;
+  std::unique_ptr<auth::AuthFilter> auth_filter;
   std::unique_ptr<ApiServer> api;
   HttpServer http;
   Faults faults;
@@ -43,7 +81,6 @@ struct Server::Impl {
 };
 
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
-  impl_->registry.bootstrap();
   impl_->http.start();
   const int threads = std::max(1, impl_->options.io_threads);
   for (int i = 0; i < threads; ++i) impl_->threads.emplace_back([this] { impl_->io.run(); });
@@ -61,17 +98,74 @@ Store& Server::store() { return impl_->store; }
 Registry& Server::registry() { return impl_->registry; }
 Faults& Server::faults() { return impl_->faults; }
 const ResourceTable& Server::resources() const { return impl_->registry.table(); }
+const std::string& Server::ca_pem() const { return impl_->certificate.ca_pem; }
+
+const std::string& Server::admin_token() const {
+  return impl_->auth_filter->authenticator().admin_token();
+}
 
 std::string Server::write_kubeconfig(const std::string& path) const {
+  return write_kubeconfig(path, admin_token(), "default");
+}
+
+std::string Server::write_kubeconfig(const std::string& path, std::string_view token,
+                                     std::string_view namespace_) const {
+  // Scalars are written as JSON strings: valid YAML double-quoted, whatever they hold.
+  auto quoted = [](std::string_view text) {
+    return boost::json::serialize(boost::json::string(text));
+  };
+  std::string ca_line;
+  if (!ca_pem().empty())
+    ca_line = fmt::format("    certificate-authority-data: {}\n", client::base64_encode(ca_pem()));
+  const std::string config = fmt::format(
+      "apiVersion: v1\nkind: Config\n"
+      "clusters:\n- name: kube-sim\n  cluster:\n    server: {}\n{}"
+      "users:\n- name: kube-sim-user\n  user:\n    token: {}\n"
+      "contexts:\n- name: kube-sim\n  context:\n    cluster: kube-sim\n    user: kube-sim-user\n"
+      "    namespace: {}\n"
+      "current-context: kube-sim\n",
+      quoted(address()), ca_line, quoted(token), quoted(namespace_));
   std::ofstream out(path, std::ios::trunc);
-  out << "apiVersion: v1\nkind: Config\n"
-      << "clusters:\n- name: kube-sim\n  cluster:\n    server: " << address() << "\n"
-      << "users:\n- name: admin\n  user:\n    token: kube-sim-admin\n"
-      << "contexts:\n- name: kube-sim\n  context:\n    cluster: kube-sim\n    user: admin\n"
-      << "    namespace: default\n"
-      << "current-context: kube-sim\n";
+  out << config;
+  out.close();
   if (!out) throw std::runtime_error(fmt::format("cannot write kubeconfig {}", path));
+  // It holds a credential: readable by its owner only, as kubeadm writes admin.conf.
+  std::error_code ignored;
+  std::filesystem::permissions(
+      path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, ignored);
   return path;
+}
+
+client::RestConfig Server::rest_config() const { return rest_config(admin_token(), "default"); }
+
+client::RestConfig Server::rest_config(std::string_view token, std::string_view namespace_) const {
+  client::RestConfig config;
+  config.host = address();
+  config.tls.ca_pem = ca_pem();
+  config.auth = std::make_shared<client::StaticToken>(std::string(token));
+  config.namespace_ = std::string(namespace_);
+  config.source = "kube-sim in-process";
+  return config;
+}
+
+std::string Server::create_token(std::string_view namespace_, std::string_view service_account,
+                                 std::chrono::seconds expiration) {
+  auth::TokenRequestSpec spec;
+  spec.expiration = expiration;
+  return impl_->auth_filter->token_requests().issue(namespace_, service_account, spec).token;
+}
+
+client::RestConfig Server::service_account_config(std::string_view namespace_,
+                                                  std::string_view service_account) {
+  const auto* type = impl_->registry.table().find("", "v1", "serviceaccounts");
+  if (!impl_->store.get(*type, namespace_, service_account)) {
+    boost::json::object account{
+        {"apiVersion", "v1"},
+        {"kind", "ServiceAccount"},
+        {"metadata", boost::json::object{{"name", service_account}, {"namespace", namespace_}}}};
+    impl_->registry.create(*type, namespace_, std::move(account), {"kube-sim"});
+  }
+  return rest_config(create_token(namespace_, service_account), namespace_);
 }
 
 void Server::stop() {

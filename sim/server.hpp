@@ -1,12 +1,15 @@
-// Server: kube-sim in one object -- store, registry, HTTP(S) API server and fault injection,
-// running on its own io threads. For tests and benchmarks (start on an ephemeral port, talk to
-// address(), stop()) and for the kube-sim binary.
+// Server: kube-sim in one object -- store, registry, HTTP(S) API server, authentication and
+// authorization, and fault injection, running on its own io threads. For tests and benchmarks
+// (start on an ephemeral port, talk to address(), stop()) and for the kube-sim binary.
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 
+#include "client/config/rest_config.hpp"
+#include "sim/auth/auth_options.hpp"
 #include "sim/collection_handlers.hpp"
 #include "sim/faults.hpp"
 #include "sim/object_store.hpp"
@@ -15,6 +18,15 @@
 
 namespace rg::sim {
 
+/// HTTPS serving (kube-apiserver's --tls-cert-file / --tls-private-key-file).
+struct TlsOptions {
+  bool enabled = false;
+  /// PEM certificate chain and key; both empty = a CA and a serving certificate for 127.0.0.1
+  /// and localhost are generated at start.
+  std::string cert_file;
+  std::string private_key_file;
+};
+
 struct ServerOptions {
   std::string address = "127.0.0.1";
   unsigned short port = 0;  ///< 0 = ephemeral
@@ -22,17 +34,20 @@ struct ServerOptions {
   StoreOptions store;
   WatchSettings watch;
   std::size_t body_limit = 3 * 1024 * 1024;
+  TlsOptions tls;          ///< off by default in-process; the kube-sim binary turns it on
+  auth::AuthOptions auth;  ///< off by default in-process; the kube-sim binary turns it on
 };
 
 class Server {
  public:
-  /// Binds, bootstraps the default namespaces and starts serving on background threads.
+  /// Binds, bootstraps the default namespaces (and, with auth, the default RBAC policy) and
+  /// starts serving on background threads. Throws std::runtime_error for unusable TLS files.
   explicit Server(ServerOptions options = {});
   ~Server();  ///< stop()
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  /// "http://127.0.0.1:<port>".
+  /// "http://127.0.0.1:<port>" or "https://...".
   std::string address() const;
   unsigned short port() const;
 
@@ -41,9 +56,33 @@ class Server {
   Faults& faults();
   const ResourceTable& resources() const;
 
-  /// Writes an admin kubeconfig (cluster, user, context "kube-sim") that stock kubectl uses
-  /// unchanged; returns `path`.
+  /// The PEM clients trust for HTTPS (empty when serving plain HTTP).
+  const std::string& ca_pem() const;
+  /// The administrator's bearer token (user kubernetes-admin, group system:masters). Sent by
+  /// every config below; with auth off the server accepts any request anyway.
+  const std::string& admin_token() const;
+
+  /// Writes an admin kubeconfig (cluster with certificate-authority-data when serving HTTPS, the
+  /// admin token, context "kube-sim", namespace default) that stock kubectl uses unchanged;
+  /// returns `path`.
   std::string write_kubeconfig(const std::string& path) const;
+  /// The same for a bearer token (e.g. create_token()'s) and a default namespace.
+  std::string write_kubeconfig(const std::string& path, std::string_view token,
+                               std::string_view namespace_) const;
+
+  /// The administrator's RestConfig: host, the CA when serving HTTPS, the admin token.
+  client::RestConfig rest_config() const;
+  /// A RestConfig authenticating with `token`, default namespace `namespace_`.
+  client::RestConfig rest_config(std::string_view token, std::string_view namespace_) const;
+
+  /// Mints a ServiceAccount token as the TokenRequest API does (API audiences). Throws ApiError
+  /// 404 when the ServiceAccount does not exist.
+  std::string create_token(std::string_view namespace_, std::string_view service_account,
+                           std::chrono::seconds expiration = std::chrono::hours(1));
+  /// Creates the ServiceAccount if it does not exist, and returns a RestConfig with a fresh
+  /// token for it (namespace `namespace_`): the operator's view with least privilege.
+  client::RestConfig service_account_config(std::string_view namespace_,
+                                            std::string_view service_account);
 
   /// Stops accepting, closes every connection and watch, joins the io threads. Idempotent.
   void stop();

@@ -1,0 +1,59 @@
+// AuthFilter: authentication, authorization and the self-service endpoints.
+#include "sim/auth/auth_filter.hpp"
+
+#include "sim/auth/access_reviews.hpp"
+#include "sim/auth/attributes.hpp"
+#include "sim/auth/bootstrap_policy.hpp"
+
+namespace rg::sim::auth {
+namespace {
+
+/// Whether a request may be one of the endpoints served here (a cheap test, so that with
+/// authentication off ordinary requests are not parsed twice).
+bool may_be_served_here(const HttpRequest& request) {
+  if (request.method != "POST") return false;
+  const std::string_view path = request.path;
+  return path.ends_with("/token") || path.ends_with("/selfsubjectaccessreviews") ||
+         path.ends_with("/selfsubjectreviews");
+}
+
+}  // namespace
+
+AuthFilter::AuthFilter(Registry& registry, AuthOptions options)
+    : options_(std::move(options)),
+      authenticator_(registry.store(), registry.table(), options_),
+      authorizer_(registry.store(), registry.table()),
+      token_requests_(registry.store(), registry.table(), authenticator_, options_.api_audiences) {
+  if (options_.enabled) bootstrap_policy(registry);
+}
+
+std::optional<HttpResponse> AuthFilter::handle(const HttpRequest& request) const {
+  if (!options_.enabled && !may_be_served_here(request)) return std::nullopt;
+  UserInfo user = options_.enabled ? authenticator_.authenticate(request) : admin_user();
+  const Attributes attributes = request_attributes(request, std::move(user));
+  if (options_.enabled) {
+    const Decision decision = authorizer_.authorize(attributes);
+    if (!decision.allowed) throw forbidden(attributes, decision.reason);
+  }
+  if (!attributes.resource_request || attributes.verb != "create" || attributes.version != "v1")
+    return std::nullopt;
+  if (attributes.group.empty() && attributes.resource == "serviceaccounts" &&
+      attributes.subresource == "token" && !attributes.namespace_.empty())
+    return token_requests_.serve(request, attributes.namespace_, attributes.name);
+  if (!attributes.name.empty() || !attributes.namespace_.empty()) return std::nullopt;
+  if (attributes.group == "authorization.k8s.io" &&
+      attributes.resource == "selfsubjectaccessreviews")
+    return serve_self_subject_access_review(request, attributes.user, authorizer_);
+  if (attributes.group == "authentication.k8s.io" && attributes.resource == "selfsubjectreviews")
+    return serve_self_subject_review(request, attributes.user);
+  return std::nullopt;
+}
+
+boost::asio::awaitable<bool> AuthFilter::intercept(HttpRequest& request, ResponseStream& stream) {
+  auto response = handle(request);
+  if (!response) co_return next_&& co_await next_(request, stream);
+  co_await stream.send(*response);
+  co_return true;
+}
+
+}  // namespace rg::sim::auth

@@ -1,0 +1,42 @@
+// Authenticator: who a request is, from its bearer token -- the administrator's static token or
+// a ServiceAccount token minted by the TokenRequest API (valid while unexpired, for one of the
+// API audiences, and while its ServiceAccount exists with the same uid).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "sim/auth/auth_options.hpp"
+#include "sim/auth/service_account_tokens.hpp"
+#include "sim/auth/user_info.hpp"
+#include "sim/http_types.hpp"
+#include "sim/object_store.hpp"
+#include "sim/resource_table.hpp"
+
+namespace rg::sim::auth {
+
+class Authenticator {
+ public:
+  /// `options.admin_token` empty: a random token is generated.
+  Authenticator(const Store& store, const ResourceTable& table, const AuthOptions& options);
+
+  const std::string& admin_token() const { return admin_token_; }
+  const ServiceAccountTokens& tokens() const { return tokens_; }
+
+  /// The user a bearer token authenticates as, or nullopt.
+  std::optional<UserInfo> authenticate_token(std::string_view token) const;
+
+  /// The user of a request: its bearer token's, or system:anonymous without an Authorization
+  /// header when anonymous requests are allowed. Throws 401 Unauthorized otherwise.
+  UserInfo authenticate(const HttpRequest& request) const;
+
+ private:
+  const Store& store_;
+  const ResourceType& service_accounts_;
+  std::string admin_token_;
+  std::vector<std::string> audiences_;
+  bool anonymous_;
+  ServiceAccountTokens tokens_;
+};
+
+}  // namespace rg::sim::auth

@@ -1,0 +1,191 @@
+// The RBAC decision, following kubernetes plugin/pkg/auth/authorizer/rbac (rbac.go, and
+// rule.go's VisitRulesFor) and pkg/apis/rbac/v1/evaluation_helpers.go for rule matching.
+#include "sim/auth/rbac_authorizer.hpp"
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include <stdexcept>
+#include <vector>
+
+namespace rg::sim::auth {
+namespace {
+
+namespace json = boost::json;
+
+const ResourceType& rbac_type(const ResourceTable& table, std::string_view resource) {
+  const auto* type = table.find("rbac.authorization.k8s.io", "v1", resource);
+  if (type == nullptr)
+    throw std::logic_error(fmt::format("the resource table lacks rbac {}", resource));
+  return *type;
+}
+
+std::string_view string_at(const json::object& object, std::string_view key) {
+  const auto* value = object.if_contains(key);
+  return value != nullptr && value->is_string() ? std::string_view(value->get_string())
+                                                : std::string_view();
+}
+
+const json::array* array_at(const json::object& object, std::string_view key) {
+  const auto* value = object.if_contains(key);
+  return value != nullptr && value->is_array() ? &value->get_array() : nullptr;
+}
+
+/// Whether the string list `key` of a rule holds `wanted` or "*".
+bool has(const json::object& rule, std::string_view key, std::string_view wanted) {
+  if (const auto* list = array_at(rule, key))
+    for (const auto& item : *list)
+      if (item.is_string() && (item.get_string() == "*" || item.get_string() == wanted))
+        return true;
+  return false;
+}
+
+bool resource_matches(const json::object& rule, const Attributes& a) {
+  const std::string combined =
+      a.subresource.empty() ? a.resource : a.resource + "/" + a.subresource;
+  const auto* resources = array_at(rule, "resources");
+  if (resources == nullptr) return false;
+  for (const auto& item : *resources) {
+    if (!item.is_string()) continue;
+    std::string_view resource = item.get_string();
+    if (resource == "*" || resource == combined) return true;
+    if (!a.subresource.empty() && resource.starts_with("*/") && resource.substr(2) == a.subresource)
+      return true;
+  }
+  return false;
+}
+
+bool resource_name_matches(const json::object& rule, std::string_view name) {
+  const auto* names = array_at(rule, "resourceNames");
+  if (names == nullptr || names->empty()) return true;
+  if (name.empty()) return false;
+  for (const auto& item : *names)
+    if (item.is_string() && item.get_string() == name) return true;
+  return false;
+}
+
+bool non_resource_url_matches(const json::object& rule, std::string_view path) {
+  const auto* urls = array_at(rule, "nonResourceURLs");
+  if (urls == nullptr) return false;
+  for (const auto& item : *urls) {
+    if (!item.is_string()) continue;
+    std::string_view url = item.get_string();
+    if (url == "*" || url == path) return true;
+    if (url.ends_with('*')) {
+      auto prefix = url;
+      while (!prefix.empty() && prefix.back() == '*') prefix.remove_suffix(1);
+      if (path.starts_with(prefix)) return true;
+    }
+  }
+  return false;
+}
+
+bool rule_allows(const json::object& rule, const Attributes& a) {
+  if (!has(rule, "verbs", a.verb)) return false;
+  if (!a.resource_request) return non_resource_url_matches(rule, a.path);
+  return has(rule, "apiGroups", a.group) && resource_matches(rule, a) &&
+         resource_name_matches(rule, a.name);
+}
+
+/// rbac's appliesToUser: a subject names the user, one of its groups, or its ServiceAccount
+/// (namespace defaulting to the binding's).
+bool applies_to(const json::object& subject, const UserInfo& user, std::string_view binding_ns) {
+  const auto kind = string_at(subject, "kind");
+  const auto name = string_at(subject, "name");
+  if (kind == "User") return user.name == name;
+  if (kind == "Group") return user.in_group(name);
+  if (kind == "ServiceAccount") {
+    auto ns = string_at(subject, "namespace");
+    if (ns.empty()) ns = binding_ns;
+    return !ns.empty() && user.name == service_account_username(ns, name);
+  }
+  return false;
+}
+
+std::string describe_subject(const json::object& subject, std::string_view binding_ns) {
+  const auto kind = string_at(subject, "kind");
+  const auto name = string_at(subject, "name");
+  if (kind == "ServiceAccount") {
+    auto ns = string_at(subject, "namespace");
+    return fmt::format("{} \"{}/{}\"", kind, name, ns.empty() ? binding_ns : ns);
+  }
+  return fmt::format("{} \"{}\"", kind, name);
+}
+
+}  // namespace
+
+RbacAuthorizer::RbacAuthorizer(const Store& store, const ResourceTable& table)
+    : store_(store),
+      roles_(rbac_type(table, "roles")),
+      cluster_roles_(rbac_type(table, "clusterroles")),
+      role_bindings_(rbac_type(table, "rolebindings")),
+      cluster_role_bindings_(rbac_type(table, "clusterrolebindings")) {}
+
+Decision RbacAuthorizer::authorize(const Attributes& attributes) const {
+  if (attributes.user.in_group(kSystemMasters)) return {true, ""};
+  std::vector<std::string> errors;
+
+  // Visits the bindings of one kind; returns the allowing description, or "".
+  auto visit = [&](const ResourceType& bindings, std::string_view namespace_) -> std::string {
+    const auto listed = store_.list(bindings, namespace_);
+    for (const auto& stored : listed->items) {
+      const json::object binding = stored->parse();
+      const auto* subjects = array_at(binding, "subjects");
+      if (subjects == nullptr) continue;
+      const json::object* subject = nullptr;
+      for (const auto& item : *subjects) {
+        if (item.is_object() && applies_to(item.get_object(), attributes.user, namespace_)) {
+          subject = &item.get_object();
+          break;
+        }
+      }
+      if (subject == nullptr) continue;
+      const auto* ref_value = binding.if_contains("roleRef");
+      if (ref_value == nullptr || !ref_value->is_object()) continue;
+      const auto& ref = ref_value->get_object();
+      const auto ref_kind = string_at(ref, "kind");
+      const auto ref_name = string_at(ref, "name");
+      ObjectPtr role;
+      if (ref_kind == "ClusterRole") {
+        role = store_.get(cluster_roles_, "", ref_name);
+        if (!role)
+          errors.push_back(
+              fmt::format("clusterrole.rbac.authorization.k8s.io \"{}\" not found", ref_name));
+      } else if (ref_kind == "Role" && !namespace_.empty()) {
+        role = store_.get(roles_, namespace_, ref_name);
+        if (!role)
+          errors.push_back(
+              fmt::format("role.rbac.authorization.k8s.io \"{}\" not found", ref_name));
+      } else {
+        errors.push_back(fmt::format("unsupported role reference kind: \"{}\"", ref_kind));
+      }
+      if (!role) continue;
+      const json::object role_object = role->parse();
+      const auto* rules = array_at(role_object, "rules");
+      if (rules == nullptr) continue;
+      for (const auto& rule : *rules) {
+        if (!rule.is_object() || !rule_allows(rule.get_object(), attributes)) continue;
+        const auto binding_name = stored->name;
+        if (namespace_.empty())
+          return fmt::format("ClusterRoleBinding \"{}\" of {} \"{}\" to {}", binding_name, ref_kind,
+                             ref_name, describe_subject(*subject, ""));
+        return fmt::format("RoleBinding \"{}/{}\" of {} \"{}\" to {}", binding_name, namespace_,
+                           ref_kind, ref_name, describe_subject(*subject, namespace_));
+      }
+    }
+    return {};
+  };
+
+  if (auto source = visit(cluster_role_bindings_, ""); !source.empty())
+    return {true, "RBAC: allowed by " + source};
+  if (!attributes.namespace_.empty())
+    if (auto source = visit(role_bindings_, attributes.namespace_); !source.empty())
+      return {true, "RBAC: allowed by " + source};
+  if (errors.empty()) return {false, ""};
+  if (errors.size() == 1) return {false, "RBAC: " + errors.front()};
+  std::string joined;
+  for (const auto& error : errors) joined += (joined.empty() ? "" : ", ") + error;
+  return {false, "RBAC: [" + joined + "]"};
+}
+
+}  // namespace rg::sim::auth

@@ -1,0 +1,151 @@
+// ServiceAccountTokens: HS256 JWTs with the API server's service account claims.
+#include "sim/auth/service_account_tokens.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
+#include <boost/json.hpp>
+
+#include <stdexcept>
+
+#include "client/config/base64.hpp"
+
+namespace rg::sim::auth {
+namespace {
+
+namespace json = boost::json;
+
+std::string base64url_encode(std::string_view data) {
+  std::string text = client::base64_encode(data);
+  while (!text.empty() && text.back() == '=') text.pop_back();
+  for (auto& c : text) {
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+  }
+  return text;
+}
+
+std::optional<std::string> base64url_decode(std::string_view text) {
+  std::string standard(text);
+  for (auto& c : standard) {
+    if (c == '-')
+      c = '+';
+    else if (c == '_')
+      c = '/';
+    else if (c == '+' || c == '/' || c == '=')
+      return std::nullopt;
+  }
+  while (standard.size() % 4 != 0) standard.push_back('=');
+  return client::base64_decode(standard);
+}
+
+std::string random_bytes(std::size_t count) {
+  std::string bytes(count, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()), static_cast<int>(count)) != 1)
+    throw std::runtime_error("OpenSSL could not generate random bytes");
+  return bytes;
+}
+
+std::string random_uuid() {
+  auto bytes = random_bytes(16);
+  bytes[6] = static_cast<char>((bytes[6] & 0x0f) | 0x40);
+  bytes[8] = static_cast<char>((bytes[8] & 0x3f) | 0x80);
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text.push_back('-');
+    auto byte = static_cast<unsigned char>(bytes[i]);
+    text.push_back(kHex[byte >> 4]);
+    text.push_back(kHex[byte & 0x0f]);
+  }
+  return text;
+}
+
+std::int64_t unix_seconds(std::chrono::system_clock::time_point time) {
+  return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count();
+}
+
+const json::string* string_at(const json::object& object, std::string_view key) {
+  const auto* value = object.if_contains(key);
+  return value != nullptr && value->is_string() ? &value->get_string() : nullptr;
+}
+
+}  // namespace
+
+std::string random_token(std::size_t bytes) { return base64url_encode(random_bytes(bytes)); }
+
+ServiceAccountTokens::ServiceAccountTokens() : key_(random_bytes(32)) {}
+
+std::string ServiceAccountTokens::sign(std::string_view signing_input) const {
+  unsigned char mac[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (HMAC(EVP_sha256(), key_.data(), static_cast<int>(key_.size()),
+           reinterpret_cast<const unsigned char*>(signing_input.data()), signing_input.size(), mac,
+           &length) == nullptr)
+    throw std::runtime_error("OpenSSL could not compute the token signature");
+  return base64url_encode(std::string_view(reinterpret_cast<const char*>(mac), length));
+}
+
+IssuedToken ServiceAccountTokens::issue(const TokenClaims& claims,
+                                        std::chrono::system_clock::time_point now) const {
+  json::array audiences;
+  for (const auto& audience : claims.audiences) audiences.emplace_back(audience);
+  json::object payload{
+      {"aud", std::move(audiences)},
+      {"exp", unix_seconds(claims.expires)},
+      {"iat", unix_seconds(now)},
+      {"iss", kIssuer},
+      {"jti", random_uuid()},
+      {"kubernetes.io",
+       json::object{{"namespace", claims.namespace_},
+                    {"serviceaccount", json::object{{"name", claims.service_account},
+                                                    {"uid", claims.service_account_uid}}}}},
+      {"nbf", unix_seconds(now)},
+      {"sub", "system:serviceaccount:" + claims.namespace_ + ":" + claims.service_account}};
+  std::string input = base64url_encode(R"({"alg":"HS256","kid":"kube-sim","typ":"JWT"})") + "." +
+                      base64url_encode(json::serialize(payload));
+  std::string signature = sign(input);
+  return {input + "." + signature, claims.expires};
+}
+
+std::optional<TokenClaims> ServiceAccountTokens::verify(
+    std::string_view token, std::chrono::system_clock::time_point now) const {
+  const auto last_dot = token.rfind('.');
+  const auto first_dot = token.find('.');
+  if (first_dot == std::string_view::npos || first_dot == last_dot) return std::nullopt;
+  const auto input = token.substr(0, last_dot);
+  const auto signature = token.substr(last_dot + 1);
+  const std::string expected = sign(input);
+  if (expected.size() != signature.size() ||
+      CRYPTO_memcmp(expected.data(), signature.data(), expected.size()) != 0)
+    return std::nullopt;
+  auto payload_text = base64url_decode(input.substr(first_dot + 1));
+  if (!payload_text) return std::nullopt;
+  boost::system::error_code ec;
+  auto payload = json::parse(*payload_text, ec);
+  if (ec || !payload.is_object()) return std::nullopt;
+  const auto& claims = payload.get_object();
+  const auto* exp = claims.if_contains("exp");
+  const auto* kubernetes = claims.if_contains("kubernetes.io");
+  if (exp == nullptr || !exp->is_int64() || kubernetes == nullptr || !kubernetes->is_object())
+    return std::nullopt;
+  TokenClaims result;
+  result.expires = std::chrono::system_clock::time_point(std::chrono::seconds(exp->get_int64()));
+  if (result.expires <= now) return std::nullopt;
+  const auto* ns = string_at(kubernetes->get_object(), "namespace");
+  const auto* sa = kubernetes->get_object().if_contains("serviceaccount");
+  if (ns == nullptr || sa == nullptr || !sa->is_object()) return std::nullopt;
+  const auto* name = string_at(sa->get_object(), "name");
+  const auto* uid = string_at(sa->get_object(), "uid");
+  if (name == nullptr || uid == nullptr) return std::nullopt;
+  result.namespace_ = std::string(*ns);
+  result.service_account = std::string(*name);
+  result.service_account_uid = std::string(*uid);
+  if (const auto* aud = claims.if_contains("aud"); aud != nullptr && aud->is_array())
+    for (const auto& audience : aud->get_array())
+      if (audience.is_string()) result.audiences.emplace_back(audience.get_string());
+  return result;
+}
+
+}  // namespace rg::sim::auth

@@ -1,0 +1,105 @@
+// The TokenRequest API (kubernetes pkg/registry/core/serviceaccount/storage/token.go, defaults
+// and validation of authentication/v1 TokenRequest).
+#include "sim/auth/token_requests.hpp"
+
+#include <fmt/format.h>
+#include <boost/json.hpp>
+
+#include <stdexcept>
+
+#include "sim/api_error.hpp"
+#include "sim/auth/request_body.hpp"
+#include "sim/responses.hpp"
+
+namespace rg::sim::auth {
+namespace {
+
+namespace json = boost::json;
+
+constexpr std::int64_t kMinExpirationSeconds = 600;
+constexpr std::int64_t kMaxExpirationSeconds = std::int64_t{1} << 32;
+
+ApiError invalid_token_request(std::string_view name, std::string detail) {
+  return errors::invalid("authentication.k8s.io", "TokenRequest", name,
+                         {{"FieldValueInvalid", "spec.expirationSeconds", std::move(detail)}});
+}
+
+}  // namespace
+
+TokenRequests::TokenRequests(const Store& store, const ResourceTable& table,
+                             const Authenticator& authenticator,
+                             std::vector<std::string> api_audiences)
+    : store_(store),
+      service_accounts_([&]() -> const ResourceType& {
+        const auto* type = table.find("", "v1", "serviceaccounts");
+        if (type == nullptr) throw std::logic_error("the resource table lacks serviceaccounts");
+        return *type;
+      }()),
+      authenticator_(authenticator),
+      api_audiences_(std::move(api_audiences)) {}
+
+IssuedToken TokenRequests::issue(std::string_view namespace_, std::string_view name,
+                                 const TokenRequestSpec& spec) const {
+  const auto seconds = spec.expiration.count();
+  if (seconds < kMinExpirationSeconds)
+    throw invalid_token_request(
+        name,
+        fmt::format("Invalid value: {}: may not specify a duration less than 10 minutes", seconds));
+  if (seconds > kMaxExpirationSeconds)
+    throw invalid_token_request(
+        name, fmt::format("Invalid value: {}: may not specify a duration larger than 2^32 seconds",
+                          seconds));
+  auto account = store_.get(service_accounts_, namespace_, name);
+  if (!account) throw errors::not_found(service_accounts_, name);
+  const auto now = std::chrono::system_clock::now();
+  TokenClaims claims;
+  claims.namespace_ = std::string(namespace_);
+  claims.service_account = std::string(name);
+  claims.service_account_uid = account->uid;
+  claims.audiences = spec.audiences.empty() ? api_audiences_ : spec.audiences;
+  claims.expires = now + spec.expiration;
+  return authenticator_.tokens().issue(claims, now);
+}
+
+HttpResponse TokenRequests::serve(const HttpRequest& request, std::string_view namespace_,
+                                  std::string_view name) const {
+  json::object body = decode_request_body(request, "TokenRequest", "authentication.k8s.io/v1");
+  json::object spec;
+  if (const auto* value = body.if_contains("spec"); value != nullptr && value->is_object())
+    spec = value->get_object();
+  TokenRequestSpec wanted;
+  if (const auto* audiences = spec.if_contains("audiences");
+      audiences != nullptr && audiences->is_array())
+    for (const auto& audience : audiences->get_array())
+      if (audience.is_string()) wanted.audiences.emplace_back(audience.get_string());
+  if (const auto* expiration = spec.if_contains("expirationSeconds");
+      expiration != nullptr && expiration->is_number()) {
+    boost::system::error_code ec;
+    const auto seconds = expiration->to_number<std::int64_t>(ec);
+    if (ec) throw errors::bad_request("spec.expirationSeconds must be an integer");
+    wanted.expiration = std::chrono::seconds(seconds);
+  }
+  const IssuedToken token = issue(namespace_, name, wanted);
+
+  json::array audiences;
+  for (const auto& audience : wanted.audiences.empty() ? api_audiences_ : wanted.audiences)
+    audiences.emplace_back(audience);
+  json::object out_spec{{"audiences", std::move(audiences)},
+                        {"expirationSeconds", wanted.expiration.count()},
+                        {"boundObjectRef", nullptr}};
+  if (const auto* bound = spec.if_contains("boundObjectRef");
+      bound != nullptr && bound->is_object())
+    out_spec["boundObjectRef"] = *bound;
+  json::object response{
+      {"kind", "TokenRequest"},
+      {"apiVersion", "authentication.k8s.io/v1"},
+      {"metadata", json::object{{"name", name},
+                                {"namespace", namespace_},
+                                {"creationTimestamp", rfc3339(std::chrono::system_clock::now())}}},
+      {"spec", std::move(out_spec)},
+      {"status",
+       json::object{{"token", token.token}, {"expirationTimestamp", rfc3339(token.expires)}}}};
+  return json_response(201, json::serialize(response));
+}
+
+}  // namespace rg::sim::auth

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Stock kubectl against the kube-sim binary's serving security: HTTPS with the CA in the written
+# kubeconfig (and a wrong CA refused), 401 without credentials, `kubectl create token`, a
+# ServiceAccount kubeconfig forbidden with the API server's message until a RoleBinding grants,
+# `kubectl auth can-i` / `auth whoami`, and --insecure-http. Runs with every kubectl found
+# (.tools/bin 1.35 and the system's). Usage: auth_kubectl_test.sh PATH/TO/kube-sim
+set -euo pipefail
+sim=$1
+here=$(cd "$(dirname "$0")" && pwd)
+kubectls=()
+[[ -x $here/../../.tools/bin/kubectl ]] && kubectls+=("$here/../../.tools/bin/kubectl")
+system_kubectl=$(command -v kubectl || true)
+[[ -n $system_kubectl ]] && kubectls+=("$system_kubectl")
+if [[ ${#kubectls[@]} == 0 ]]; then echo "SKIP: no kubectl found"; exit 77; fi
+
+work=$(mktemp -d)
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+expect() {  # expect <description> <needle> <haystack>
+  grep -qF -- "$2" <<<"$3" || { echo "FAIL: $1: expected '$2' in:"; echo "$3"; exit 1; }
+}
+start_sim() {  # start_sim <name> [flags...]: writes $work/<name>.kubeconfig
+  local name=$1; shift
+  "$sim" --port 0 --nodes 1 --write-kubeconfig "$work/$name.kubeconfig" "$@" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q "serving on" "$work/$name.log" 2>/dev/null && break; sleep 0.1; done
+  grep -q "serving on" "$work/$name.log" || { echo "kube-sim did not start:"; cat "$work/$name.log"; exit 1; }
+}
+
+start_sim secure
+expect "HTTPS by default" "serving on https://127.0.0.1:" "$(cat "$work/secure.log")"
+expect "the kubeconfig carries the CA" "certificate-authority-data:" "$(cat "$work/secure.kubeconfig")"
+server=$(sed -n 's/.*server: "\(.*\)"/\1/p' "$work/secure.kubeconfig")
+
+# A CA that did not sign the serving certificate, and a kubeconfig with a token kube-sim never
+# issued.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=other-ca -days 1 \
+  -keyout "$work/other.key" -out "$work/other.crt" 2>/dev/null
+cat >"$work/stranger.kubeconfig" <<YAML
+apiVersion: v1
+kind: Config
+clusters:
+- name: kube-sim
+  cluster:
+    server: $server
+    certificate-authority-data: $(sed -n 's/.*certificate-authority-data: //p' "$work/secure.kubeconfig")
+users:
+- name: nobody
+  user: {token: not-a-kube-sim-token}
+contexts:
+- name: kube-sim
+  context: {cluster: kube-sim, user: nobody}
+current-context: kube-sim
+YAML
+
+cat >"$work/rbac.yaml" <<'YAML'
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: team
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: builder
+  namespace: team
+YAML
+cat >"$work/grant.yaml" <<'YAML'
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: pod-reader
+  namespace: team
+rules:
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch"]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: builder-reads-pods
+  namespace: team
+subjects:
+- kind: ServiceAccount
+  name: builder
+  namespace: team
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: pod-reader
+YAML
+
+# Without credentials: 401 with the API server's Status.
+sed -n 's/.*certificate-authority-data: //p' "$work/secure.kubeconfig" | base64 -d >"$work/ca.crt"
+out=$(curl -sS --cacert "$work/ca.crt" "$server/api/v1/pods")
+[[ $out == '{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}' ]] ||
+  fail "no credentials: $out"
+
+sa_user='User "system:serviceaccount:team:builder"'
+round=0
+for kubectl in "${kubectls[@]}"; do
+  round=$((round + 1))
+  echo "using $("$kubectl" version --client 2>/dev/null | head -1) ($kubectl)"
+  k() { "$kubectl" --kubeconfig "$work/secure.kubeconfig" --cache-dir "$work/cache$round" "$@"; }
+  ks() { "$kubectl" --kubeconfig "$work/sa.kubeconfig" --cache-dir "$work/sa-cache$round" "$@"; }
+
+  out=$(k get ns); expect "admin over verified HTTPS" "kube-system" "$out"
+  out=$(k auth whoami 2>&1); expect "admin identity" "kubernetes-admin" "$out"; expect "admin group" "system:masters" "$out"
+  out=$("$kubectl" --kubeconfig "$work/secure.kubeconfig" --cache-dir "$work/cache$round" \
+        --certificate-authority "$work/other.crt" get ns 2>&1 || true)
+  expect "a wrong CA is refused" "certificate signed by unknown authority" "$out"
+  out=$("$kubectl" --kubeconfig "$work/stranger.kubeconfig" --cache-dir "$work/stranger$round" get pods 2>&1 </dev/null || true)
+  expect "a token kube-sim never issued: 401" "You must be logged in to the server" "$out"
+
+  k delete ns team --ignore-not-found --wait=false >/dev/null
+  for _ in $(seq 100); do k get ns team >/dev/null 2>&1 || break; sleep 0.1; done
+  k apply -f "$work/rbac.yaml" >/dev/null
+  token=$(k create token builder -n team --duration=20m)
+  [[ $token == *.*.* ]] || fail "kubectl create token printed '$token'"
+  out=$(k create token nobody -n team 2>&1 || true)
+  expect "token for a missing ServiceAccount" 'serviceaccounts "nobody" not found' "$out"
+
+  cp "$work/secure.kubeconfig" "$work/sa.kubeconfig"
+  "$kubectl" --kubeconfig "$work/sa.kubeconfig" config set-credentials kube-sim-user --token="$token" >/dev/null
+  "$kubectl" --kubeconfig "$work/sa.kubeconfig" config set-context --current --namespace team >/dev/null
+
+  out=$(ks auth whoami 2>&1); expect "ServiceAccount identity" "system:serviceaccount:team:builder" "$out"
+  expect "ServiceAccount groups" "system:serviceaccounts:team" "$out"
+  out=$(ks get pods 2>&1 || true)
+  expect "forbidden with the API server's message" \
+    "pods is forbidden: $sa_user cannot list resource \"pods\" in API group \"\" in the namespace \"team\"" "$out"
+  out=$(ks get pods -A 2>&1 || true)
+  expect "cluster scope message" "cannot list resource \"pods\" in API group \"\" at the cluster scope" "$out"
+  out=$(ks get deploy web 2>&1 || true)
+  expect "named message" "deployments.apps \"web\" is forbidden: $sa_user cannot get resource \"deployments\" in API group \"apps\" in the namespace \"team\"" "$out"
+  out=$(ks auth can-i list pods || true); [[ $out == no ]] || fail "can-i before the binding: $out"
+
+  k apply -f "$work/grant.yaml" >/dev/null
+  out=$(ks auth can-i list pods); [[ $out == yes ]] || fail "can-i after the binding: $out"
+  out=$(ks auth can-i watch pods -n team); [[ $out == yes ]] || fail "can-i watch: $out"
+  out=$(ks auth can-i delete pods || true); [[ $out == no ]] || fail "can-i delete: $out"
+  out=$(ks auth can-i list pods -A || true); [[ $out == no ]] || fail "can-i cluster-wide: $out"
+  out=$(ks auth can-i list pods -n default || true); [[ $out == no ]] || fail "can-i other namespace: $out"
+  out=$(k auth can-i '*' '*' -A); [[ $out == yes ]] || fail "admin can-i: $out"
+  out=$(ks get pods 2>&1); expect "allowed after the RoleBinding" "No resources found in team namespace" "$out"
+  out=$(ks get configmaps 2>&1 || true); expect "still forbidden elsewhere" "configmaps is forbidden" "$out"
+  k delete rolebinding builder-reads-pods -n team >/dev/null
+  out=$(ks get pods 2>&1 || true); expect "forbidden again once unbound" "pods is forbidden" "$out"
+done
+
+# Plain HTTP on request.
+start_sim plain --insecure-http
+expect "plain HTTP" "serving on http://127.0.0.1:" "$(cat "$work/plain.log")"
+out=$("${kubectls[0]}" --kubeconfig "$work/plain.kubeconfig" --cache-dir "$work/plain-cache" get ns)
+expect "kubectl over plain HTTP" "kube-system" "$out"
+grep -q certificate-authority "$work/plain.kubeconfig" && fail "plain HTTP kubeconfig has a CA"
+echo "PASS"

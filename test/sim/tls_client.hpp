@@ -1,0 +1,46 @@
+// A minimal blocking HTTPS client for kube-sim tests: one request per connection, verifying the
+// server's certificate against a given CA and the name 127.0.0.1 (as kubectl does).
+#pragma once
+
+#include <boost/asio/ssl.hpp>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "test/sim/http_client.hpp"
+
+namespace rg::sim::test {
+
+/// Throws boost::system::system_error when the handshake fails (e.g. an untrusted certificate).
+inline Reply tls_call(unsigned short port, const std::string& ca_pem, const std::string& method,
+                      const std::string& target, const std::string& body = "",
+                      const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+  namespace ssl = boost::asio::ssl;
+  boost::asio::io_context io;
+  ssl::context context(ssl::context::tls_client);
+  context.add_certificate_authority(boost::asio::buffer(ca_pem));
+  context.set_verify_mode(ssl::verify_peer);
+  ssl::stream<tcp::socket> stream(io, context);
+  stream.set_verify_callback(ssl::host_name_verification("127.0.0.1"));
+  stream.next_layer().connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+  stream.handshake(ssl::stream_base::client);
+  http::write(stream, make_request(method, target, body, headers));
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(64ull * 1024 * 1024);
+  http::read(stream, buffer, parser);
+  auto response = parser.release();
+  Reply reply;
+  reply.status = static_cast<int>(response.result_int());
+  reply.chunked = response.chunked();
+  for (const auto& field : response) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    reply.headers[name] = std::string(field.value());
+  }
+  reply.body = response.body();
+  return reply;
+}
+
+}  // namespace rg::sim::test
