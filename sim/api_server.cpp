@@ -32,8 +32,28 @@ std::string verb_method(std::string_view verb) {
   return "GET";
 }
 
-WriteContext write_context(const HttpRequest& request) {
+// ?dryRun: absent, or "All" (the only dry-run mode there is). `options_kind` names the options
+// type in the error (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions).
+bool dry_run(const HttpRequest& request, std::string_view options_kind) {
+  auto value = request.param("dryRun");
+  if (!value || value->empty()) return false;
+  if (*value == "All") return true;
+  throw errors::invalid(
+      "meta.k8s.io", options_kind, "",
+      {{"FieldValueNotSupported", "dryRun",
+        fmt::format("Unsupported value: \"{}\": supported values: \"All\"", *value)}});
+}
+
+std::string_view options_kind(std::string_view verb) {
+  if (verb == "create") return "CreateOptions";
+  if (verb == "update") return "UpdateOptions";
+  if (verb == "patch") return "PatchOptions";
+  return "DeleteOptions";
+}
+
+WriteContext write_context(const HttpRequest& request, std::string_view verb) {
   WriteContext context;
+  context.dry_run = dry_run(request, options_kind(verb));
   if (auto manager = request.param("fieldManager"))
     context.field_manager = std::string(*manager);
   else
@@ -51,6 +71,7 @@ std::int64_t integer_param(std::string_view name, std::string_view text) {
 
 DeleteOptions delete_options(const HttpRequest& request) {
   DeleteOptions options;
+  options.dry_run = dry_run(request, "DeleteOptions");
   if (auto policy = request.param("propagationPolicy"))
     options.propagation_policy = std::string(*policy);
   if (auto grace = request.param("gracePeriodSeconds"))
@@ -60,6 +81,9 @@ DeleteOptions delete_options(const HttpRequest& request) {
   if (!value.is_object())
     throw errors::bad_request("the request body must be a DeleteOptions object");
   const auto& body = value.get_object();
+  if (const auto* modes = body.if_contains("dryRun"); modes != nullptr && modes->is_array())
+    for (const auto& mode : modes->get_array())
+      if (mode == "All") options.dry_run = true;
   if (const auto* grace = body.if_contains("gracePeriodSeconds");
       grace != nullptr && grace->is_int64())
     options.grace_period_seconds = grace->get_int64();
@@ -172,7 +196,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     co_await stream.send(response);
   } else if (verb == "create") {
     auto body = parse_object_body(request, type.kind, type.group_version());
-    auto object = registry_.create(type, ns, std::move(body), write_context(request));
+    auto object = registry_.create(type, ns, std::move(body), write_context(request, verb));
     HttpResponse response = reply(201, *object);
     co_await stream.send(response);
   } else if (verb == "update") {
@@ -180,7 +204,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     auto body = parse_object_body(request, scale ? "Scale" : type.kind,
                                   scale ? "autoscaling/v1" : type.group_version());
     auto intent = [&](json::object) { return body; };
-    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request));
+    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb));
     HttpResponse response = reply(200, *object);
     co_await stream.send(response);
   } else if (verb == "patch") {
@@ -192,6 +216,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
       ApplyOptions options;
       options.field_manager = std::string(request.param("fieldManager").value_or(""));
       options.force = request.param("force").value_or("false") == "true";
+      options.dry_run = dry_run(request, "PatchOptions");
       auto result =
           registry_.apply(type, ns, info.name, sub, std::move(configuration.get_object()), options);
       HttpResponse response = reply(result.created ? 201 : 200, *result.object);
@@ -220,7 +245,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
       if (!result.is_object()) throw errors::bad_request("the patch result is not an object");
       return std::move(result.get_object());
     };
-    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request));
+    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb));
     HttpResponse response = reply(200, *object);
     co_await stream.send(response);
   } else if (verb == "delete") {

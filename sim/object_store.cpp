@@ -166,7 +166,7 @@ void Store::publish(TypeState& state, StoreEvent event) {
   }
 }
 
-ObjectPtr Store::create(const ResourceType& type, json::object object) {
+ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_run) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
   auto& metadata = metadata_of(object);
@@ -188,8 +188,9 @@ ObjectPtr Store::create(const ResourceType& type, json::object object) {
   if (state.objects.contains(key)) throw errors::already_exists(type, name);
   if (!type.namespaced) metadata.erase("namespace");
   metadata["uid"] = new_uid();
-  metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
   metadata["creationTimestamp"] = rfc3339_now();
+  if (dry_run) return make_stored_object(type, object);
+  metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, object);
   ++resource_version_;
   state.objects.emplace(key, stored);
@@ -198,7 +199,7 @@ ObjectPtr Store::create(const ResourceType& type, json::object object) {
 }
 
 ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
-                        std::string_view name, const Mutation& mutate) {
+                        std::string_view name, const Mutation& mutate, bool dry_run) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
   auto it = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
@@ -220,6 +221,7 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
   }
   metadata["resourceVersion"] = old_metadata.at("resourceVersion");
   if (after == before) return current;
+  if (dry_run) return make_stored_object(type, after);
   if (ready_to_delete(type, after)) return remove_locked(type, state, current);
   metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, after);

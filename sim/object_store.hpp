@@ -68,7 +68,9 @@ class Store {
 
   /// Stores a new object. Fills metadata.uid, creationTimestamp, resourceVersion, and the name
   /// from generateName. Throws ApiError AlreadyExists (or Invalid when a name cannot be made).
-  ObjectPtr create(const ResourceType& type, boost::json::object object);
+  /// With `dry_run` (?dryRun=All) nothing is stored: the result is the object as it would be
+  /// (no resourceVersion), and no event is sent.
+  ObjectPtr create(const ResourceType& type, boost::json::object object, bool dry_run = false);
 
   /// Read-modify-write under the store lock: `mutate` gets the current object (parsed, with
   /// kind and apiVersion) and returns the new one, or throws ApiError. An unchanged result is a
@@ -78,8 +80,10 @@ class Store {
   /// stays until its kubelet deletes it. Throws NotFound when absent.
   using Mutation =
       std::function<boost::json::object(const StoredObject& current, boost::json::object object)>;
+  /// With `dry_run` nothing changes: the result is what would be stored (a deletion it would
+  /// cause returns the object as mutated).
   ObjectPtr update(const ResourceType& type, std::string_view namespace_, std::string_view name,
-                   const Mutation& mutate);
+                   const Mutation& mutate, bool dry_run = false);
 
   /// Deletes now. `check` (may be empty) sees the current object and may throw (preconditions).
   /// Returns the last state, carrying the deletion's resourceVersion. Throws NotFound.

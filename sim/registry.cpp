@@ -291,7 +291,7 @@ ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_
   prepare_create(type, namespace_, object);
   if (!context.managed_fields_recorded)
     apply::record_update(nullptr, object, write_target(type, "", context.field_manager));
-  return store_.create(type, std::move(object));
+  return store_.create(type, std::move(object), context.dry_run);
 }
 
 void Registry::prepare_create(const ResourceType& type, std::string_view namespace_,
@@ -348,7 +348,8 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
                            std::string_view name, std::string_view subresource,
                            const Intent& intent, const WriteContext& context) {
   return store_.update(
-      type, namespace_, name, [&](const StoredObject& current, json::object before) {
+      type, namespace_, name,
+      [&](const StoredObject& current, json::object before) {
         json::object view = subresource == "scale" ? view_of(current, "scale") : before;
         json::object wanted = intent(std::move(view));
         auto& wanted_meta = object_at(wanted, "metadata");
@@ -412,7 +413,8 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
           apply::record_update(&before, after,
                                write_target(type, subresource, context.field_manager));
         return after;
-      });
+      },
+      context.dry_run);
 }
 
 ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace_,
@@ -447,7 +449,7 @@ ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace
         "the name of the object ({}) does not match the name on the URL ({})", sent_name, name));
   metadata.erase("managedFields");
   const auto target = write_target(type, subresource, options.field_manager);
-  const WriteContext context{options.field_manager, true};
+  const WriteContext context{options.field_manager, true, options.dry_run};
   if (!store_.get(type, namespace_, name)) {
     if (!subresource.empty()) throw errors::not_found(type, name);
     json::object stub_metadata{{"name", name}};
@@ -507,8 +509,9 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
     // Graceful: mark it. Whoever owns the finalizers removes them, a pod's kubelet deletes it
     // once its containers stopped; the store deletes it then. A shorter grace period than the
     // one running moves the deadline closer (0 with no finalizers deletes now).
-    auto marked =
-        store_.update(type, namespace_, name, [&](const StoredObject& now, json::object object) {
+    auto marked = store_.update(
+        type, namespace_, name,
+        [&](const StoredObject& now, json::object object) {
           check(now);
           auto& metadata = object_at(object, "metadata");
           const auto* running = metadata.if_contains("deletionGracePeriodSeconds");
@@ -519,10 +522,12 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
             metadata["deletionGracePeriodSeconds"] = grace;
           }
           return object;
-        });
-    if (store_.get(type, namespace_, name)) return {marked, false};
+        },
+        options.dry_run);
+    if (options.dry_run || store_.get(type, namespace_, name)) return {marked, false};
     return {marked, true};
   }
+  if (options.dry_run) return {current, true};  // would be deleted now
   if (type.group.empty() && type.resource == "namespaces") {
     for (const auto& other : table_.types()) {
       if (!other.namespaced) continue;

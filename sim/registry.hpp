@@ -24,12 +24,15 @@ struct WriteContext {
   std::string field_manager;  ///< ?fieldManager=, else the User-Agent up to the first '/'
   /// Set by apply(): the intent already maintained metadata.managedFields.
   bool managed_fields_recorded = false;
+  /// ?dryRun=All: validate and answer the result, store nothing.
+  bool dry_run = false;
 };
 
 /// A server-side apply request (PATCH with application/apply-patch+yaml).
 struct ApplyOptions {
   std::string field_manager;  ///< required
   bool force = false;         ///< take over fields other managers own instead of a 409
+  bool dry_run = false;       ///< ?dryRun=All
 };
 
 struct ApplyResult {
@@ -43,6 +46,7 @@ struct DeleteOptions {
   std::string propagation_policy;  ///< "", "Background", "Foreground", "Orphan"
   /// Pods: overrides spec.terminationGracePeriodSeconds; 0 deletes at once.
   std::optional<std::int64_t> grace_period_seconds;
+  bool dry_run = false;  ///< ?dryRun=All or DeleteOptions.dryRun: check, answer, keep it
 };
 
 /// The outcome of a DELETE: the last state, and whether it is gone (false: it has finalizers

@@ -81,7 +81,8 @@ ObjectPtr make_stored_object(const ResourceType& type, const boost::json::object
   stored->namespace_ = string_at(meta, "namespace");
   stored->name = string_at(meta, "name");
   stored->uid = string_at(meta, "uid");
-  stored->resource_version = std::stoull(string_at(meta, "resourceVersion"));
+  const std::string resource_version = string_at(meta, "resourceVersion");
+  stored->resource_version = resource_version.empty() ? 0 : std::stoull(resource_version);
   if (const auto* labels = meta.if_contains("labels"); labels != nullptr && labels->is_object()) {
     for (const auto& [key, value] : labels->get_object())
       if (value.is_string())

@@ -43,7 +43,8 @@ struct StoredObject {
 
 using ObjectPtr = std::shared_ptr<const StoredObject>;
 
-/// Encodes `object` (whose metadata is final, resourceVersion included) for `type`.
+/// Encodes `object` (whose metadata is final, resourceVersion included unless it is a dry run's
+/// result) for `type`.
 ObjectPtr make_stored_object(const ResourceType& type, const boost::json::object& object);
 
 /// The store key of a name in a namespace ("" for cluster-scoped).

@@ -323,3 +323,38 @@ TEST_CASE("names follow each kind's rule") {
   auto dotted_cm = call(port, "POST", kConfigMaps, R"({"metadata":{"name":"a.b"},"data":{}})");
   CHECK(dotted_cm.status == 201);
 }
+
+TEST_CASE("dryRun=All answers the result and stores nothing") {
+  rg::sim::Server server;
+  auto port = server.port();
+  auto dry_create = call(port, "POST", kConfigMaps + "?dryRun=All",
+                         R"({"metadata":{"name":"cfg"},"data":{"a":"1"}})");
+  CHECK(dry_create.status == 201);
+  CHECK(dry_create.json().at("data").at("a") == "1");
+  CHECK(call(port, "GET", kConfigMaps + "/cfg").status == 404);
+  auto dry_apply =
+      apply(port, kConfigMaps + "/cfg", cm_config("  a: \"1\"\n"), "fieldManager=x&dryRun=All");
+  CHECK(dry_apply.status == 201);
+  CHECK(call(port, "GET", kConfigMaps + "/cfg").status == 404);
+
+  REQUIRE(apply(port, kConfigMaps + "/cfg", cm_config("  a: \"1\"\n"), "fieldManager=x").status ==
+          201);
+  const auto stored = call(port, "GET", kConfigMaps + "/cfg").json();
+  auto dry_change =
+      apply(port, kConfigMaps + "/cfg", cm_config("  a: \"2\"\n"), "fieldManager=x&dryRun=All");
+  CHECK(dry_change.status == 200);
+  CHECK(dry_change.json().at("data").at("a") == "2");
+  auto dry_patch = call(port, "PATCH", kConfigMaps + "/cfg?dryRun=All", R"({"data":{"b":"3"}})",
+                        {{"Content-Type", "application/merge-patch+json"}});
+  CHECK(dry_patch.json().at("data").at("b") == "3");
+  CHECK(call(port, "DELETE", kConfigMaps + "/cfg?dryRun=All").status == 200);
+  CHECK(call(port, "DELETE", kConfigMaps + "/cfg", R"({"dryRun":["All"]})").status == 200);
+  CHECK(call(port, "GET", kConfigMaps + "/cfg").json() == stored);
+
+  auto unsupported =
+      call(port, "POST", kConfigMaps + "?dryRun=Some", R"({"metadata":{"name":"x"}})");
+  CHECK(unsupported.status == 422);
+  CHECK(unsupported.json().at("message") ==
+        "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: \"Some\": "
+        "supported values: \"All\"");
+}

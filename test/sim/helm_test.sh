@@ -48,6 +48,17 @@ out=$(k -n replica-guard-system get deploy replica-guard \
   -o jsonpath='{.metadata.annotations.kubectl\.kubernetes\.io/last-applied-configuration}')
 [[ -n $out ]] || fail "client-side apply left no last-applied-configuration"
 
+# kubectl diff and --dry-run=server send dryRun=All: they must change nothing.
+k diff -f "$repo/manifests/" >/dev/null || fail "kubectl diff shows changes right after apply"
+sed 's/replicas: 2/replicas: 7/' "$repo/manifests/30-deployment.yaml" >"$work/seven.yaml"
+out=$(k diff -f "$work/seven.yaml" 2>&1 || true)
+expect "kubectl diff shows the change" "+  replicas: 7" "$out"
+out=$(k diff --server-side --force-conflicts -f "$work/seven.yaml" 2>&1 || true)
+expect "kubectl diff --server-side shows the change" "+  replicas: 7" "$out"
+k apply --dry-run=server -f "$work/seven.yaml" >/dev/null || fail "apply --dry-run=server"
+[[ $(k -n replica-guard-system get deploy replica-guard -o jsonpath='{.spec.replicas}') == 2 ]] ||
+  fail "a dry run changed the deployment"
+
 out=$(k apply -k "$repo/manifests/" 2>&1) || fail "apply -k: $out"
 expect "apply -k leaves the deployment as it is" "deployment.apps/replica-guard unchanged" "$out"
 
