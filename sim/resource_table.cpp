@@ -126,6 +126,9 @@ std::vector<ResourceType> builtin_types() {
   auto& access_reviews = add(make("authorization.k8s.io", "selfsubjectaccessreviews",
                                   "selfsubjectaccessreview", "SelfSubjectAccessReview", false));
   access_reviews.verbs = {"create"};
+  auto& rules_reviews = add(make("authorization.k8s.io", "selfsubjectrulesreviews",
+                                 "selfsubjectrulesreview", "SelfSubjectRulesReview", false));
+  rules_reviews.verbs = {"create"};
   const std::string rbac = "rbac.authorization.k8s.io";
   add(make(rbac, "roles", "role", "Role", true));
   add(make(rbac, "rolebindings", "rolebinding", "RoleBinding", true));

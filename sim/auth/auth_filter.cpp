@@ -14,7 +14,7 @@ bool may_be_served_here(const HttpRequest& request) {
   if (request.method != "POST") return false;
   const std::string_view path = request.path;
   return path.ends_with("/token") || path.ends_with("/selfsubjectaccessreviews") ||
-         path.ends_with("/selfsubjectreviews");
+         path.ends_with("/selfsubjectrulesreviews") || path.ends_with("/selfsubjectreviews");
 }
 
 }  // namespace
@@ -44,6 +44,9 @@ std::optional<HttpResponse> AuthFilter::handle(const HttpRequest& request) const
   if (attributes.group == "authorization.k8s.io" &&
       attributes.resource == "selfsubjectaccessreviews")
     return serve_self_subject_access_review(request, attributes.user, authorizer_);
+  if (attributes.group == "authorization.k8s.io" &&
+      attributes.resource == "selfsubjectrulesreviews")
+    return serve_self_subject_rules_review(request, attributes.user, authorizer_);
   if (attributes.group == "authentication.k8s.io" && attributes.resource == "selfsubjectreviews")
     return serve_self_subject_review(request, attributes.user);
   return std::nullopt;

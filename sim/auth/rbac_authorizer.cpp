@@ -121,20 +121,28 @@ RbacAuthorizer::RbacAuthorizer(const Store& store, const ResourceTable& table)
       role_bindings_(rbac_type(table, "rolebindings")),
       cluster_role_bindings_(rbac_type(table, "clusterrolebindings")) {}
 
-Decision RbacAuthorizer::authorize(const Attributes& attributes) const {
-  if (attributes.user.in_group(kSystemMasters)) return {true, ""};
-  std::vector<std::string> errors;
+std::string RuleSource::describe() const {
+  if (binding_namespace.empty())
+    return fmt::format("ClusterRoleBinding \"{}\" of {} \"{}\" to {}", binding, role_kind,
+                       role_name, describe_subject(*subject, ""));
+  return fmt::format("RoleBinding \"{}/{}\" of {} \"{}\" to {}", binding, binding_namespace,
+                     role_kind, role_name, describe_subject(*subject, binding_namespace));
+}
 
-  // Visits the bindings of one kind; returns the allowing description, or "".
-  auto visit = [&](const ResourceType& bindings, std::string_view namespace_) -> std::string {
-    const auto listed = store_.list(bindings, namespace_);
+std::vector<std::string> RbacAuthorizer::visit_rules(const UserInfo& user,
+                                                     std::string_view namespace_,
+                                                     const RuleVisitor& visit) const {
+  std::vector<std::string> errors;
+  // The bindings of one kind (namespace "" = ClusterRoleBindings); false once `visit` stopped.
+  auto visit_bindings = [&](const ResourceType& bindings, std::string_view binding_ns) {
+    const auto listed = store_.list(bindings, binding_ns);
     for (const auto& stored : listed->items) {
       const json::object binding = stored->parse();
       const auto* subjects = array_at(binding, "subjects");
       if (subjects == nullptr) continue;
       const json::object* subject = nullptr;
       for (const auto& item : *subjects) {
-        if (item.is_object() && applies_to(item.get_object(), attributes.user, namespace_)) {
+        if (item.is_object() && applies_to(item.get_object(), user, binding_ns)) {
           subject = &item.get_object();
           break;
         }
@@ -143,44 +151,46 @@ Decision RbacAuthorizer::authorize(const Attributes& attributes) const {
       const auto* ref_value = binding.if_contains("roleRef");
       if (ref_value == nullptr || !ref_value->is_object()) continue;
       const auto& ref = ref_value->get_object();
-      const auto ref_kind = string_at(ref, "kind");
-      const auto ref_name = string_at(ref, "name");
+      const RuleSource source{stored->name, binding_ns, string_at(ref, "kind"),
+                              string_at(ref, "name"), subject};
       ObjectPtr role;
-      if (ref_kind == "ClusterRole") {
-        role = store_.get(cluster_roles_, "", ref_name);
+      if (source.role_kind == "ClusterRole") {
+        role = store_.get(cluster_roles_, "", source.role_name);
+        if (!role)
+          errors.push_back(fmt::format("clusterrole.rbac.authorization.k8s.io \"{}\" not found",
+                                       source.role_name));
+      } else if (source.role_kind == "Role" && !binding_ns.empty()) {
+        role = store_.get(roles_, binding_ns, source.role_name);
         if (!role)
           errors.push_back(
-              fmt::format("clusterrole.rbac.authorization.k8s.io \"{}\" not found", ref_name));
-      } else if (ref_kind == "Role" && !namespace_.empty()) {
-        role = store_.get(roles_, namespace_, ref_name);
-        if (!role)
-          errors.push_back(
-              fmt::format("role.rbac.authorization.k8s.io \"{}\" not found", ref_name));
+              fmt::format("role.rbac.authorization.k8s.io \"{}\" not found", source.role_name));
       } else {
-        errors.push_back(fmt::format("unsupported role reference kind: \"{}\"", ref_kind));
+        errors.push_back(fmt::format("unsupported role reference kind: \"{}\"", source.role_kind));
       }
       if (!role) continue;
       const json::object role_object = role->parse();
       const auto* rules = array_at(role_object, "rules");
       if (rules == nullptr) continue;
-      for (const auto& rule : *rules) {
-        if (!rule.is_object() || !rule_allows(rule.get_object(), attributes)) continue;
-        const auto binding_name = stored->name;
-        if (namespace_.empty())
-          return fmt::format("ClusterRoleBinding \"{}\" of {} \"{}\" to {}", binding_name, ref_kind,
-                             ref_name, describe_subject(*subject, ""));
-        return fmt::format("RoleBinding \"{}/{}\" of {} \"{}\" to {}", binding_name, namespace_,
-                           ref_kind, ref_name, describe_subject(*subject, namespace_));
-      }
+      for (const auto& rule : *rules)
+        if (rule.is_object() && !visit(rule.get_object(), source)) return false;
     }
-    return {};
+    return true;
   };
+  if (visit_bindings(cluster_role_bindings_, "") && !namespace_.empty())
+    visit_bindings(role_bindings_, namespace_);
+  return errors;
+}
 
-  if (auto source = visit(cluster_role_bindings_, ""); !source.empty())
-    return {true, "RBAC: allowed by " + source};
-  if (!attributes.namespace_.empty())
-    if (auto source = visit(role_bindings_, attributes.namespace_); !source.empty())
-      return {true, "RBAC: allowed by " + source};
+Decision RbacAuthorizer::authorize(const Attributes& attributes) const {
+  if (attributes.user.in_group(kSystemMasters)) return {true, ""};
+  std::string allowed_by;
+  const auto errors = visit_rules(attributes.user, attributes.namespace_,
+                                  [&](const json::object& rule, const RuleSource& source) {
+                                    if (!rule_allows(rule, attributes)) return true;
+                                    allowed_by = source.describe();
+                                    return false;
+                                  });
+  if (!allowed_by.empty()) return {true, "RBAC: allowed by " + allowed_by};
   if (errors.empty()) return {false, ""};
   if (errors.size() == 1) return {false, "RBAC: " + errors.front()};
   std::string joined;

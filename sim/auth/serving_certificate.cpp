@@ -64,15 +64,16 @@ std::shared_ptr<ssl::context> make_server_tls_context(const ServingCertificate& 
   context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                        ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
                        ssl::context::single_dh_use);
+  // The key first: loading it after the certificate would report a mismatch as a bad key.
   boost::system::error_code ec;
-  context->use_certificate_chain(boost::asio::buffer(certificate.cert_pem), ec);
-  if (ec)
-    throw std::runtime_error(
-        fmt::format("the TLS certificate is not a PEM certificate chain: {}", ec.message()));
   context->use_private_key(boost::asio::buffer(certificate.key_pem), ssl::context::pem, ec);
   if (ec)
     throw std::runtime_error(
         fmt::format("the TLS private key is not a PEM private key: {}", ec.message()));
+  context->use_certificate_chain(boost::asio::buffer(certificate.cert_pem), ec);
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("the TLS certificate is not a PEM certificate chain: {}", ec.message()));
   if (SSL_CTX_check_private_key(context->native_handle()) != 1)
     throw std::runtime_error("the TLS private key does not match the TLS certificate");
   return context;

@@ -147,10 +147,27 @@ for kubectl in "${kubectls[@]}"; do
   out=$(ks auth can-i list pods -n default || true); [[ $out == no ]] || fail "can-i other namespace: $out"
   out=$(k auth can-i '*' '*' -A); [[ $out == yes ]] || fail "admin can-i: $out"
   out=$(ks get pods 2>&1); expect "allowed after the RoleBinding" "No resources found in team namespace" "$out"
+  out=$(ks auth can-i --list); expect "can-i --list shows the Role" "pods" "$out"; expect "its verbs" "[get list watch]" "$out"
   out=$(ks get configmaps 2>&1 || true); expect "still forbidden elsewhere" "configmaps is forbidden" "$out"
   k delete rolebinding builder-reads-pods -n team >/dev/null
   out=$(ks get pods 2>&1 || true); expect "forbidden again once unbound" "pods is forbidden" "$out"
+
+  # The admin endpoint is the administrator's.
+  out=$(k get --raw /sim/faults); expect "admin reads the faults" '"errorRate"' "$out"
+  k create --raw /sim/faults/drop-watches -f /dev/null >/dev/null
+  out=$(ks get --raw /sim/faults 2>&1 || true)
+  expect "a ServiceAccount may not" "forbidden: $sa_user cannot get path \"/sim/faults\"" "$out"
 done
+
+# HTTPS with a given self-signed certificate: the kubeconfig trusts it.
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=kube-sim -days 1 \
+  -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
+  -keyout "$work/given.key" -out "$work/given.crt" 2>/dev/null
+start_sim given --tls-cert-file "$work/given.crt" --tls-private-key-file "$work/given.key"
+out=$("${kubectls[0]}" --kubeconfig "$work/given.kubeconfig" --cache-dir "$work/given-cache" get ns)
+expect "kubectl trusts the given certificate" "kube-system" "$out"
+out=$(timeout 20 "$sim" --port 0 --tls-cert-file "$work/given.crt" --tls-private-key-file "$work/other.key" 2>&1 || true)
+expect "a key of another certificate is refused" "does not match the TLS certificate" "$out"
 
 # Plain HTTP on request.
 start_sim plain --insecure-http

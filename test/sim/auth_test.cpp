@@ -3,9 +3,14 @@
 // SelfSubjectAccessReview (JSON and protobuf) and SelfSubjectReview, and the RestConfig helpers.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_future.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
@@ -124,6 +129,44 @@ TEST_CASE("HTTPS: the generated CA verifies 127.0.0.1; a client trusting another
   const auto other = rg::client::generate_ca("someone-else");
   CHECK_THROWS_AS(tls_call(server.port(), other.cert_pem, "GET", "/version"),
                   boost::system::system_error);
+}
+
+TEST_CASE("HTTPS with a given certificate and key; unusable files are named") {
+  const auto ca = rg::client::generate_ca("given-ca");
+  rg::client::CertificateRequest request;
+  request.common_name = "kube-sim";
+  request.ip_addresses = {"127.0.0.1"};
+  const auto serving = rg::client::issue_certificate(ca, request);
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("sim-auth-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir / name) << text;
+    return (dir / name).string();
+  };
+  auto options = secured(true);
+  options.tls.cert_file = write("chain.pem", serving.cert_pem + ca.cert_pem);
+  options.tls.private_key_file = write("key.pem", serving.key_pem);
+  {
+    rg::sim::Server server(options);
+    CHECK(server.ca_pem() == serving.cert_pem + ca.cert_pem);
+    CHECK(tls_call(server.port(), ca.cert_pem, "GET", "/version", "", bearer(server.admin_token()))
+              .status == 200);
+  }
+  auto mismatched = options;
+  mismatched.tls.private_key_file = write("other-key.pem", rg::client::generate_ca("x").key_pem);
+  CHECK_THROWS_WITH_AS(rg::sim::Server{mismatched},
+                       "the TLS private key does not match the TLS certificate",
+                       std::runtime_error);
+  auto missing = options;
+  missing.tls.cert_file = (dir / "nope.pem").string();
+  CHECK_THROWS_WITH_AS(rg::sim::Server{missing},
+                       doctest::Contains("cannot read the TLS certificate (--tls-cert-file)"),
+                       std::runtime_error);
+  auto half = options;
+  half.tls.private_key_file.clear();
+  CHECK_THROWS_AS(rg::sim::Server{half}, std::runtime_error);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("requests without valid credentials get 401 with the API server's Status") {
@@ -333,6 +376,59 @@ TEST_CASE("SelfSubjectAccessReview: admin, protobuf bodies, validation; SelfSubj
   CHECK(str(info.at("uid")).size() == 36);
 }
 
+TEST_CASE("SelfSubjectRulesReview lists the rules granted in a namespace (JSON and protobuf)") {
+  Cluster cluster;
+  const auto token = cluster.token();
+  cluster.create("/apis/rbac.authorization.k8s.io/v1/namespaces/team/roles",
+                 role("Role", "pod-reader",
+                      R"([{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]}])"));
+  cluster.create("/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings",
+                 binding("RoleBinding", "read-pods", "Role", "pod-reader", kSaSubject));
+  cluster.create("/apis/rbac.authorization.k8s.io/v1/namespaces/team/rolebindings",
+                 binding("RoleBinding", "dangling", "ClusterRole", "missing", kSaSubject));
+  // What `kubectl auth can-i --list -n team` sends.
+  const std::string type_meta =
+      field(1, "authorization.k8s.io/v1") + field(2, "SelfSubjectRulesReview");
+  const std::string body =
+      std::string("k8s\0", 4) + field(1, type_meta) + field(2, field(2, field(1, "team")));
+  Headers headers = bearer(token);
+  headers.emplace_back("Content-Type", "application/vnd.kubernetes.protobuf");
+  auto reply = call(cluster.port(), "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                    body, headers);
+  REQUIRE_MESSAGE(reply.status == 201, reply.body);
+  const auto review = reply.json();
+  CHECK(review.at("spec") == json::parse(R"({"namespace":"team"})"));
+  const auto& status = review.at("status");
+  CHECK(status.at("incomplete") == true);
+  CHECK(status.at("evaluationError") ==
+        R"(clusterrole.rbac.authorization.k8s.io "missing" not found)");
+  const auto& rules = status.at("resourceRules").as_array();
+  CHECK(
+      std::find(rules.begin(), rules.end(),
+                json::parse(R"({"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]})")) !=
+      rules.end());
+  CHECK(std::find(rules.begin(), rules.end(),
+                  json::parse(
+                      R"({"verbs":["create"],"apiGroups":["authorization.k8s.io"],)"
+                      R"("resources":["selfsubjectaccessreviews","selfsubjectrulesreviews"]})")) !=
+        rules.end());
+  CHECK(status.at("nonResourceRules").at(0).at("nonResourceURLs").at(0) == "/api");
+
+  // In another namespace only the cluster-wide rules; the administrator has everything.
+  auto elsewhere =
+      call(cluster.port(), "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+           R"({"spec":{"namespace":"default"}})", bearer(token))
+          .json();
+  CHECK(elsewhere.at("status").at("incomplete") == false);
+  for (const auto& rule : elsewhere.at("status").at("resourceRules").as_array())
+    CHECK(rule.at("resources") != json::array{"pods"});
+  auto admin = call(cluster.port(), "POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                    R"({"spec":{"namespace":"default"}})", cluster.admin)
+                   .json();
+  CHECK(admin.at("status").at("resourceRules").at(0) ==
+        json::parse(R"({"verbs":["*"],"apiGroups":["*"],"resources":["*"]})"));
+}
+
 TEST_CASE("TokenRequest errors, audiences, and tokens of a deleted ServiceAccount") {
   Cluster cluster;
   auto missing = call(cluster.port(), "POST", "/api/v1/namespaces/team/serviceaccounts/nope/token",
@@ -403,10 +499,13 @@ TEST_CASE("discovery lists serviceaccounts/token and the self reviews with creat
     }
   CHECK(token);
   auto authorization = call(server.port(), "GET", "/apis/authorization.k8s.io/v1").json();
-  REQUIRE(authorization.at("resources").as_array().size() == 1);
+  REQUIRE(authorization.at("resources").as_array().size() == 2);
   CHECK(authorization.at("resources").at(0).at("name") == "selfsubjectaccessreviews");
-  CHECK(authorization.at("resources").at(0).at("verbs") == json::array{"create"});
-  CHECK(authorization.at("resources").at(0).at("namespaced") == false);
+  CHECK(authorization.at("resources").at(1).at("name") == "selfsubjectrulesreviews");
+  for (const auto& resource : authorization.at("resources").as_array()) {
+    CHECK(resource.at("verbs") == json::array{"create"});
+    CHECK(resource.at("namespaced") == false);
+  }
 }
 
 TEST_CASE("RestConfig helpers: the administrator and a least-privilege ServiceAccount") {
