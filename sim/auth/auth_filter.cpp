@@ -4,6 +4,7 @@
 #include "sim/auth/access_reviews.hpp"
 #include "sim/auth/attributes.hpp"
 #include "sim/auth/bootstrap_policy.hpp"
+#include "sim/auth/impersonation.hpp"
 
 namespace rg::sim::auth {
 namespace {
@@ -29,7 +30,9 @@ AuthFilter::AuthFilter(Registry& registry, AuthOptions options)
 
 std::optional<HttpResponse> AuthFilter::handle(const HttpRequest& request) const {
   if (!options_.enabled && !may_be_served_here(request)) return std::nullopt;
-  UserInfo user = options_.enabled ? authenticator_.authenticate(request) : admin_user();
+  UserInfo user = options_.enabled
+                      ? impersonate(request, authenticator_.authenticate(request), authorizer_)
+                      : admin_user();
   const Attributes attributes = request_attributes(request, std::move(user));
   if (options_.enabled) {
     const Decision decision = authorizer_.authorize(attributes);

@@ -1,7 +1,7 @@
 // AuthFilter: kube-sim's authentication and authorization in front of the API handlers (the
-// ApiServer's RequestHook): bearer token -> user (401 without valid credentials), RBAC -> 403
-// with the API server's message, and the endpoints answered from the user itself: TokenRequest,
-// SelfSubjectAccessReview and SelfSubjectReview.
+// ApiServer's RequestHook): bearer token -> user (401 without valid credentials), impersonation
+// headers -> the user acted as, RBAC -> 403 with the API server's message, and the endpoints
+// answered from the user itself: TokenRequest and the self reviews.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>

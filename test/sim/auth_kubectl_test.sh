@@ -146,6 +146,11 @@ for kubectl in "${kubectls[@]}"; do
   out=$(ks auth can-i list pods -A || true); [[ $out == no ]] || fail "can-i cluster-wide: $out"
   out=$(ks auth can-i list pods -n default || true); [[ $out == no ]] || fail "can-i other namespace: $out"
   out=$(k auth can-i '*' '*' -A); [[ $out == yes ]] || fail "admin can-i: $out"
+  as_builder=(--as system:serviceaccount:team:builder)
+  out=$(k auth can-i list pods -n team "${as_builder[@]}"); [[ $out == yes ]] || fail "can-i --as: $out"
+  out=$(k auth can-i list secrets -n team "${as_builder[@]}" || true); [[ $out == no ]] || fail "can-i --as secrets: $out"
+  out=$(k get secrets -n team "${as_builder[@]}" 2>&1 || true)
+  expect "impersonated request" "secrets is forbidden: $sa_user cannot list resource" "$out"
   out=$(ks get pods 2>&1); expect "allowed after the RoleBinding" "No resources found in team namespace" "$out"
   out=$(ks auth can-i --list); expect "can-i --list shows the Role" "pods" "$out"; expect "its verbs" "[get list watch]" "$out"
   out=$(ks get configmaps 2>&1 || true); expect "still forbidden elsewhere" "configmaps is forbidden" "$out"

@@ -429,6 +429,59 @@ TEST_CASE("SelfSubjectRulesReview lists the rules granted in a namespace (JSON a
         json::parse(R"({"verbs":["*"],"apiGroups":["*"],"resources":["*"]})"));
 }
 
+TEST_CASE("impersonation: the administrator acts as a ServiceAccount; others need the verb") {
+  Cluster cluster;
+  Headers as_sa = cluster.admin;
+  as_sa.emplace_back("Impersonate-User", kSa);
+  auto denied = call(cluster.port(), "GET", "/api/v1/namespaces/team/pods", "", as_sa);
+  CHECK(denied.status == 403);
+  CHECK(str(denied.json().at("message")) ==
+        "pods is forbidden: User \"" + kSa +
+            R"(" cannot list resource "pods" in API group "" in the namespace "team")");
+  auto whoami =
+      call(cluster.port(), "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+           R"({"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1"})", as_sa)
+          .json();
+  CHECK(
+      whoami.at("status").at("userInfo").at("groups") ==
+      json::array{"system:serviceaccounts", "system:serviceaccounts:team", "system:authenticated"});
+
+  Headers as_alice = cluster.admin;
+  as_alice.emplace_back("Impersonate-User", "alice");
+  as_alice.emplace_back("Impersonate-Group", "devs");
+  whoami = call(cluster.port(), "POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                R"({"kind":"SelfSubjectReview"})", as_alice)
+               .json();
+  CHECK(whoami.at("status").at("userInfo") ==
+        json::parse(R"({"username":"alice","groups":["devs","system:authenticated"]})"));
+
+  Headers groups_only = cluster.admin;
+  groups_only.emplace_back("Impersonate-Group", "devs");
+  CHECK(call(cluster.port(), "GET", "/api", "", groups_only).status == 400);
+
+  // A ServiceAccount may not impersonate without a rule for it.
+  Headers sa_as_alice = bearer(cluster.token());
+  sa_as_alice.emplace_back("Impersonate-User", "alice");
+  auto refused = call(cluster.port(), "GET", "/api", "", sa_as_alice);
+  CHECK(refused.status == 403);
+  CHECK(str(refused.json().at("message")) ==
+        "users \"alice\" is forbidden: User \"" + kSa +
+            R"(" cannot impersonate resource "users" in API group "" at the cluster scope)");
+  cluster.create("/apis/rbac.authorization.k8s.io/v1/clusterroles",
+                 role("ClusterRole", "impersonator",
+                      R"([{"apiGroups":[""],"resources":["users"],"verbs":["impersonate"],)"
+                      R"("resourceNames":["alice"]}])"));
+  cluster.create(
+      "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+      binding("ClusterRoleBinding", "impersonator", "ClusterRole", "impersonator", kSaSubject));
+  CHECK(call(cluster.port(), "GET", "/api", "", sa_as_alice).status == 200);
+  sa_as_alice.emplace_back("Impersonate-Group", "system:masters");
+  auto escalation = call(cluster.port(), "GET", "/api", "", sa_as_alice);
+  CHECK(str(escalation.json().at("message")) ==
+        "groups \"system:masters\" is forbidden: User \"" + kSa +
+            R"(" cannot impersonate resource "groups" in API group "" at the cluster scope)");
+}
+
 TEST_CASE("TokenRequest errors, audiences, and tokens of a deleted ServiceAccount") {
   Cluster cluster;
   auto missing = call(cluster.port(), "POST", "/api/v1/namespaces/team/serviceaccounts/nope/token",
