@@ -99,7 +99,7 @@ struct RestClient::Impl {
 
   // Sends `call` until it gets a 2xx header (returned with its unread body), a final error
   // answer (thrown as ApiError) or a transport failure (TransportError).
-  asio::awaitable<BodyReader> execute(const Call& call) {
+  asio::awaitable<BodyReader> execute(Call call) {
     const auto timeout = call.timeout.value_or(config.timeout);
     const Deadline deadline =
         timeout > std::chrono::milliseconds::zero() ? Clock::now() + timeout : kNoDeadline;
@@ -154,10 +154,24 @@ struct RestClient::Impl {
     }
   }
 
-  asio::awaitable<json::value> execute_json(const Call& call) {
+  asio::awaitable<json::value> execute_json(Call call) {
     auto reader = co_await execute(call);
     const auto body = co_await reader.read_all(Transport::kDefaultBodyLimit);
     co_return parse_json(body, call);
+  }
+
+  // A watch's body must arrive within timeoutSeconds (plus slack), else the stream is dead.
+  asio::awaitable<BodyReader> watch(Call call, std::optional<std::int64_t> timeout_seconds) {
+    auto reader = co_await execute(std::move(call));
+    reader.set_deadline(timeout_seconds ? Clock::now() + std::chrono::seconds(*timeout_seconds) +
+                                              kWatchDeadlineSlack
+                                        : kNoDeadline);
+    co_return reader;
+  }
+
+  asio::awaitable<HttpResponse> raw(Call call) {
+    auto reader = co_await execute(std::move(call));
+    co_return co_await reader.read_response(Transport::kDefaultBodyLimit);
   }
 };
 
@@ -170,76 +184,73 @@ const RestConfig& RestClient::config() const { return impl_->config; }
 
 TransportStats RestClient::transport_stats() const { return impl_->transport.stats(); }
 
+// The verbs build their Call before returning, and are not coroutines themselves: g++ 12
+// destroys a defaulted by-value coroutine argument twice, and the options arguments default.
+
 asio::awaitable<json::value> RestClient::get(ResourceRef resource, std::string name,
                                              GetOptions options) {
-  const Call call{
+  Call call{
       "GET", object_path(resource, name, "get") + to_query(options).str(), {}, {}, options.timeout};
-  co_return co_await impl_->execute_json(call);
+  return impl_->execute_json(std::move(call));
 }
 
 asio::awaitable<json::value> RestClient::list(ResourceRef resource, ListOptions options) {
-  const Call call{"GET", resource.path() + to_query(options).str(), {}, {}, options.timeout};
-  co_return co_await impl_->execute_json(call);
+  Call call{"GET", resource.path() + to_query(options).str(), {}, {}, options.timeout};
+  return impl_->execute_json(std::move(call));
 }
 
 asio::awaitable<BodyReader> RestClient::list_stream(ResourceRef resource, ListOptions options) {
-  const Call call{"GET", resource.path() + to_query(options).str(), {}, {}, options.timeout};
-  co_return co_await impl_->execute(call);
+  Call call{"GET", resource.path() + to_query(options).str(), {}, {}, options.timeout};
+  return impl_->execute(std::move(call));
 }
 
 asio::awaitable<BodyReader> RestClient::watch(ResourceRef resource, WatchOptions options) {
-  const Call call{"GET",
-                  resource.path() + to_query(options).str(),
-                  {},
-                  {},
-                  options.timeout,
-                  ConnectionKind::kDedicated};
-  auto reader = co_await impl_->execute(call);
-  reader.set_deadline(options.timeout_seconds
-                          ? Clock::now() + std::chrono::seconds(*options.timeout_seconds) +
-                                kWatchDeadlineSlack
-                          : kNoDeadline);
-  co_return reader;
+  Call call{"GET",
+            resource.path() + to_query(options).str(),
+            {},
+            {},
+            options.timeout,
+            ConnectionKind::kDedicated};
+  return impl_->watch(std::move(call), options.timeout_seconds);
 }
 
 asio::awaitable<json::value> RestClient::create(ResourceRef resource, json::value object,
                                                 CreateOptions options) {
   require_namespace(resource, "create");
-  const Call call{"POST", resource.path() + to_query(options).str(), json::serialize(object),
-                  "application/json", options.timeout};
-  co_return co_await impl_->execute_json(call);
+  Call call{"POST", resource.path() + to_query(options).str(), json::serialize(object),
+            "application/json", options.timeout};
+  return impl_->execute_json(std::move(call));
 }
 
 asio::awaitable<json::value> RestClient::update(ResourceRef resource, json::value object,
                                                 UpdateOptions options) {
   const auto name = metadata_field(object, "name");
-  const Call call{"PUT", object_path(resource, name, "update") + to_query(options).str(),
-                  json::serialize(object), "application/json", options.timeout};
-  co_return co_await impl_->execute_json(call);
+  Call call{"PUT", object_path(resource, name, "update") + to_query(options).str(),
+            json::serialize(object), "application/json", options.timeout};
+  return impl_->execute_json(std::move(call));
 }
 
 asio::awaitable<json::value> RestClient::patch(ResourceRef resource, std::string name,
                                                PatchType type, std::string patch,
                                                PatchOptions options) {
-  const Call call{"PATCH", object_path(resource, name, "patch") + to_query(options, type).str(),
-                  std::move(patch), std::string(content_type(type)), options.timeout};
-  co_return co_await impl_->execute_json(call);
+  Call call{"PATCH", object_path(resource, name, "patch") + to_query(options, type).str(),
+            std::move(patch), std::string(content_type(type)), options.timeout};
+  return impl_->execute_json(std::move(call));
 }
 
 asio::awaitable<json::value> RestClient::remove(ResourceRef resource, std::string name,
                                                 DeleteOptions options) {
   auto body = delete_body(options);
   auto content = body.empty() ? std::string() : std::string("application/json");
-  const Call call{"DELETE", object_path(resource, name, "delete"), std::move(body),
-                  std::move(content), options.timeout};
-  co_return co_await impl_->execute_json(call);
+  Call call{"DELETE", object_path(resource, name, "delete"), std::move(body), std::move(content),
+            options.timeout};
+  return impl_->execute_json(std::move(call));
 }
 
 asio::awaitable<HttpResponse> RestClient::raw(RawRequest request) {
-  const Call call{request.method, request.path, request.body, request.content_type,
-                  request.timeout};
-  auto reader = co_await impl_->execute(call);
-  co_return co_await reader.read_response(Transport::kDefaultBodyLimit);
+  Call call{request.method, request.path, std::move(request.body),
+            std::move(request.content_type), request.timeout};
+  return impl_->raw(std::move(call));
 }
 
 }  // namespace rg::client

@@ -14,9 +14,11 @@
 //   for (auto piece = co_await stream.read_some(); !piece.empty();
 //        piece = co_await stream.read_some()) decoder.feed(piece);
 //
-// Arguments are taken by value, so an awaitable may be co_spawned and run later safely. (Still
-// build non-trivial arguments in named locals rather than inside a co_await expression: g++ 12
-// mishandles such temporaries.)
+// Each verb builds its request from its arguments before it returns the awaitable (the verbs are
+// not coroutines), so an awaitable may be co_spawned and run later safely and defaulted options
+// are safe with g++ 12. (Still build non-trivial arguments in named locals rather than inside a
+// co_await expression: g++ 12 mishandles such temporaries.) A request that cannot be built throws
+// std::invalid_argument from the call itself.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -52,8 +54,8 @@ struct RawRequest {
   OptionalTimeout timeout;
 };
 
-/// All verbs throw ApiError for a non-2xx answer, TransportError when no answer arrived, and
-/// std::invalid_argument for a request that cannot be built (e.g. a namespaced resource without
+/// All verbs' awaitables throw ApiError for a non-2xx answer and TransportError when no answer
+/// arrived; the verbs throw std::invalid_argument for a request that cannot be built (e.g. a namespaced resource without
 /// a namespace for a single-object verb). Cancelling the calling coroutine (Asio cancellation
 /// slot, terminal) ends the call at once with TransportError(kCancelled), whether it was doing
 /// I/O, waiting for the rate limit or for a retry; its connection is closed. A timeout of zero
