@@ -1,7 +1,7 @@
 // Facts from typed objects (see cluster_facts.hpp).
 #include "operator/cluster_facts.hpp"
 
-#include "client/config/exec_credential.hpp"
+#include "client/model/time.hpp"
 #include "operator/annotations.hpp"
 
 namespace rg::op {

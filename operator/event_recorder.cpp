@@ -4,20 +4,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include <ctime>
+#include "client/model/time.hpp"
 
 namespace rg::op {
 
 namespace {
-
-std::string rfc3339(std::chrono::system_clock::time_point t) {
-  const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
-}
 
 std::string object_key(const client::ObjectReference& o) {
   return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", o.api_version, o.kind, o.namespace_, o.name,
@@ -67,7 +58,7 @@ boost::asio::awaitable<void> EventRecorder::record(const client::ObjectReference
     lru_.splice(lru_.end(), lru_, hit->second);  // most recently used
     event = hit->second->second;
     event.count += 1;
-    event.last_timestamp = rfc3339(now);
+    event.last_timestamp = client::format_time(now);
     repeat = true;
   } else {
     event.metadata.name = fmt::format(
@@ -81,7 +72,7 @@ boost::asio::awaitable<void> EventRecorder::record(const client::ObjectReference
     event.source.component = config_.component;
     event.reporting_component = config_.component;
     event.reporting_instance = config_.instance;
-    event.first_timestamp = event.last_timestamp = rfc3339(now);
+    event.first_timestamp = event.last_timestamp = client::format_time(now);
     event.count = 1;
   }
   lock.unlock();

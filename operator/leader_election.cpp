@@ -8,9 +8,9 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <spdlog/spdlog.h>
 
-#include <ctime>
 #include <random>
 
+#include "client/model/time.hpp"
 #include "client/transport/cancellation.hpp"
 
 namespace rg::op {
@@ -41,18 +41,6 @@ std::int64_t to_ns(Steady::time_point t) {
 
 }  // namespace
 
-std::string format_micro_time(std::chrono::system_clock::time_point t) {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(t.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(micros / 1'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char buf[40];
-  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::snprintf(buf + n, sizeof buf - n, ".%06lldZ", static_cast<long long>(micros % 1'000'000));
-  return buf;
-}
-
 LeaderElector::LeaderElector(LeaseLock& lock, LeaderElectionConfig config)
     : lock_(lock), config_(std::move(config)) {
   if (config_.identity.empty()) throw std::invalid_argument("leader election needs an identity");
@@ -79,8 +67,8 @@ asio::awaitable<bool> LeaderElector::try_acquire_or_renew() {
       config_.identity,
       static_cast<std::int32_t>(
           std::chrono::duration_cast<std::chrono::seconds>(config_.lease_duration).count()),
-      format_micro_time(now),
-      format_micro_time(now),
+      client::format_micro_time(now),
+      client::format_micro_time(now),
       0,
       ""};
   std::optional<LeaseRecord> current;
@@ -162,7 +150,7 @@ asio::awaitable<void> LeaderElector::renew_until_lost() {
 asio::awaitable<void> LeaderElector::release() {
   if (!observed_ || observed_->holder_identity != config_.identity) co_return;
   LeaseRecord released = *observed_;
-  const auto now = format_micro_time(std::chrono::system_clock::now());
+  const auto now = client::format_micro_time(std::chrono::system_clock::now());
   released.holder_identity.clear();
   released.lease_duration_seconds = 1;
   released.acquire_time = now;

@@ -86,7 +86,5 @@ class LeaderElector {
   std::string observed_holder_;
 };
 
-/// MicroTime as the API server writes it: "2026-11-29T14:00:00.123456Z".
-std::string format_micro_time(std::chrono::system_clock::time_point t);
 
 }  // namespace rg::op

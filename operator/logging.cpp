@@ -9,8 +9,9 @@
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <chrono>
-#include <ctime>
 #include <stdexcept>
+
+#include "client/model/time.hpp"
 
 namespace rg::op {
 
@@ -57,15 +58,7 @@ void append_json_string(spdlog::memory_buf_t& out, std::string_view text) {
 }
 
 void append_timestamp(spdlog::memory_buf_t& out, spdlog::log_clock::time_point when) {
-  const auto micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(when.time_since_epoch()).count();
-  const std::time_t seconds = static_cast<std::time_t>(micros / 1'000'000);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char buf[40];
-  const std::size_t n = std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &utc);
-  std::snprintf(buf + n, sizeof buf - n, ".%06lldZ", static_cast<long long>(micros % 1'000'000));
-  append(out, buf);
+  append(out, client::format_micro_time(when));
 }
 
 // Calls on_message(text) then on_field(key, value) for each field of a payload.

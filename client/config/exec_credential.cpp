@@ -17,6 +17,7 @@
 
 #include "client/config/base64.hpp"
 #include "client/config/subprocess.hpp"
+#include "client/model/time.hpp"
 
 namespace rg::client {
 namespace {
@@ -36,61 +37,7 @@ std::string stderr_suffix(const std::string& err) {
   return text.empty() ? std::string(" and wrote nothing to stderr") : ": " + text;
 }
 
-std::optional<int> parse_digits(std::string_view text, std::size_t at, std::size_t count) {
-  if (at + count > text.size()) return std::nullopt;
-  int n = 0;
-  for (std::size_t i = at; i < at + count; ++i) {
-    if (text[i] < '0' || text[i] > '9') return std::nullopt;
-    n = n * 10 + (text[i] - '0');
-  }
-  return n;
-}
-
 }  // namespace
-
-std::optional<system_clock::time_point> parse_rfc3339(std::string_view t) {
-  // 0123456789012345678
-  // YYYY-MM-DDTHH:MM:SS
-  auto year = parse_digits(t, 0, 4), month = parse_digits(t, 5, 2), day = parse_digits(t, 8, 2);
-  auto hour = parse_digits(t, 11, 2), minute = parse_digits(t, 14, 2),
-       second = parse_digits(t, 17, 2);
-  if (!year || !month || !day || !hour || !minute || !second || t[4] != '-' || t[7] != '-' ||
-      (t[10] != 'T' && t[10] != 't') || t[13] != ':' || t[16] != ':' || *hour > 23 ||
-      *minute > 59 || *second > 60) {
-    return std::nullopt;
-  }
-  std::chrono::year_month_day date{std::chrono::year(*year), std::chrono::month(*month),
-                                   std::chrono::day(*day)};
-  if (!date.ok()) return std::nullopt;
-  std::size_t i = 19;
-  std::chrono::nanoseconds fraction{0};
-  if (i < t.size() && t[i] == '.') {
-    std::int64_t scale = 100'000'000;
-    ++i;
-    std::size_t start = i;
-    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
-      fraction += std::chrono::nanoseconds((t[i] - '0') * scale);
-      scale /= 10;
-    }
-    if (i == start) return std::nullopt;
-  }
-  std::chrono::minutes offset{0};
-  if (i < t.size() && (t[i] == 'Z' || t[i] == 'z')) {
-    ++i;
-  } else if (i < t.size() && (t[i] == '+' || t[i] == '-')) {
-    auto oh = parse_digits(t, i + 1, 2), om = parse_digits(t, i + 4, 2);
-    if (!oh || !om || i + 3 >= t.size() || t[i + 3] != ':') return std::nullopt;
-    offset = std::chrono::hours(*oh) + std::chrono::minutes(*om);
-    if (t[i] == '-') offset = -offset;
-    i += 6;
-  } else {
-    return std::nullopt;
-  }
-  if (i != t.size()) return std::nullopt;
-  auto time = std::chrono::sys_days(date) + std::chrono::hours(*hour) +
-              std::chrono::minutes(*minute) + std::chrono::seconds(*second) - offset;
-  return std::chrono::time_point_cast<system_clock::duration>(time + fraction);
-}
 
 ExecCredential::ExecCredential(ExecConfig config, ExecClusterInfo cluster, Clock clock)
     : config_(std::move(config)), cluster_(std::move(cluster)), clock_(std::move(clock)) {}

@@ -87,7 +87,4 @@ class ExecPluginError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Parses an RFC 3339 timestamp ("2026-11-29T15:04:05Z", optional fraction, 'Z' or +hh:mm).
-std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text);
-
 }  // namespace rg::client

@@ -191,9 +191,3 @@ TEST_CASE("a graceful stop releases the lease so a standby need not wait for it 
   CHECK(lease.stored->holder_identity.empty());
   CHECK(lease.stored->lease_duration_seconds == 1);
 }
-
-TEST_CASE("MicroTime has microseconds and a Z") {
-  const auto t =
-      std::chrono::system_clock::time_point(std::chrono::microseconds(1'764'424'800'123'456LL));
-  CHECK(rg::op::format_micro_time(t) == "2025-11-29T14:00:00.123456Z");
-}

@@ -6,6 +6,7 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "client/model/time.hpp"
 #include "client/rest/api_error.hpp"
 #include "informer/index_funcs.hpp"
 #include "operator/annotations.hpp"
@@ -222,7 +223,7 @@ TEST_CASE("pods on a node within the grace period ask to be looked at again") {
   w.nodes.add(node("node-1", "True"));
   // Failed five seconds ago: within the default 30 s grace.
   w.nodes.add(
-      node("node-2", "False", op::format_micro_time(std::chrono::system_clock::now() - 5s)));
+      node("node-2", "False", client::format_micro_time(std::chrono::system_clock::now() - 5s)));
   w.pods.add(pod("web-a", "node-1", true));
   w.pods.add(pod("web-b", "node-2", true));
   w.deployments.add(deployment(2, {{std::string(op::kEnabledAnnotation), "true"},
