@@ -55,7 +55,7 @@ std::string pod_namespace() {
   return ns;
 }
 
-std::string identity() {
+std::string new_identity() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   std::random_device random;
@@ -371,7 +371,7 @@ struct Manager::Impl {
   }
 
   Options options;
-  std::string instance = identity();
+  std::string instance = new_identity();
   prometheus::Registry registry;
   OperatorMetrics metrics;
   informer::InformerMetrics informer_metrics;
@@ -395,6 +395,8 @@ Manager::Manager(Options options, client::RestConfig config)
     : impl_(std::make_unique<Impl>(std::move(options), std::move(config))) {}
 
 Manager::~Manager() = default;
+
+const std::string& Manager::identity() const { return impl_->instance; }
 
 asio::awaitable<void> Manager::run() { return impl_->run(); }
 

@@ -8,6 +8,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <memory>
+#include <string>
 
 #include "client/config/rest_config.hpp"
 #include "operator/options.hpp"
@@ -22,6 +23,9 @@ class Manager {
   ~Manager();
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;
+
+  /// This instance's leader-election identity (hostname and a random suffix).
+  const std::string& identity() const;
 
   /// Runs until cancelled; returns normally after a clean shutdown.
   boost::asio::awaitable<void> run();

@@ -18,9 +18,22 @@ ClusterOptions fast_options() {
 }
 
 ClusterFixture::ClusterFixture(ClusterOptions options, std::size_t nodes)
-    : registry(store, ResourceTable::builtin()),
+    : owned_store_(std::make_unique<Store>()),
+      owned_registry_(std::make_unique<Registry>(*owned_store_, ResourceTable::builtin())),
+      store(*owned_store_),
+      registry(*owned_registry_),
       cluster(store, std::move(options), io.get_executor()) {
   registry.bootstrap();
+  start(nodes);
+}
+
+ClusterFixture::ClusterFixture(Store& store, Registry& registry, ClusterOptions options,
+                               std::size_t nodes)
+    : store(store), registry(registry), cluster(store, std::move(options), io.get_executor()) {
+  start(nodes);
+}
+
+void ClusterFixture::start(std::size_t nodes) {
   cluster.seed_nodes(nodes);
   boost::asio::co_spawn(io, cluster.run(),
                         boost::asio::bind_cancellation_slot(
@@ -95,6 +108,24 @@ void ClusterFixture::edit_deployment(const std::string& name,
                   [&](json::object view) {
                     edit(view["spec"].as_object());
                     view["metadata"].as_object().erase("resourceVersion");
+                    return view;
+                  },
+                  {"kubectl"});
+}
+
+void ClusterFixture::annotate_deployment(const std::string& name, const std::string& key,
+                                         const std::optional<std::string>& value) {
+  registry.update(type("apps", "deployments"), "default", name, "",
+                  [&](json::object view) {
+                    auto& metadata = view["metadata"].as_object();
+                    auto& slot = metadata["annotations"];
+                    if (!slot.is_object()) slot.emplace_object();
+                    auto& annotations = slot.as_object();
+                    if (value)
+                      annotations[key] = *value;
+                    else
+                      annotations.erase(key);
+                    metadata.erase("resourceVersion");
                     return view;
                   },
                   {"kubectl"});

@@ -1,7 +1,7 @@
-// ClusterFixture: a Store with the default namespaces, a Registry to write objects the way
-// kubectl does, and a simulated Cluster with timings scaled to milliseconds, all on one
-// io_context driven by the test thread (run_until polls a condition between handlers, with a
-// generous deadline -- no sleeps).
+// ClusterFixture: a Store with the default namespaces (its own, or a running kube-sim Server's),
+// a Registry to write objects the way kubectl does, and a simulated Cluster with timings scaled
+// to milliseconds, all on one io_context driven by the test thread (run_until polls a condition
+// between handlers, with a generous deadline -- no sleeps).
 #pragma once
 
 #include <boost/asio/cancellation_signal.hpp>
@@ -10,6 +10,8 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,11 @@ ClusterOptions fast_options();
 
 class ClusterFixture {
  public:
+  /// A cluster on a Store of its own.
   explicit ClusterFixture(ClusterOptions options = fast_options(), std::size_t nodes = 3);
+  /// A cluster on someone else's bootstrapped Store and Registry (e.g. a kube-sim Server's).
+  ClusterFixture(Store& store, Registry& registry, ClusterOptions options = fast_options(),
+                 std::size_t nodes = 3);
   ~ClusterFixture();  // cancels run() and checks it ended
 
   /// Runs the cluster until `done()` holds (true) or `limit` passes (false).
@@ -50,12 +56,23 @@ class ClusterFixture {
   /// Sets or removes sim.replica-guard.io/kubelet=stopped on a node.
   void stop_kubelet(const std::string& node, bool stopped);
 
+  /// Sets or removes an annotation on a Deployment.
+  void annotate_deployment(const std::string& name, const std::string& key,
+                           const std::optional<std::string>& value);
+
+ private:
+  std::unique_ptr<Store> owned_store_;
+  std::unique_ptr<Registry> owned_registry_;
+
+ public:
   boost::asio::io_context io;
-  Store store;
-  Registry registry;
+  Store& store;
+  Registry& registry;
   Cluster cluster;
 
  private:
+  void start(std::size_t nodes);
+
   boost::asio::cancellation_signal stop_;
   bool finished_ = false;
 };

@@ -1,0 +1,104 @@
+"""A kube-sim process and kubectl against it, for the demo and the process-level tests: starts
+the kube-sim binary on an ephemeral port with its admin kubeconfig, runs kubectl with it, starts
+replica-guard processes against it, and stops everything on exit."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+
+def wait_for(what, check, timeout, interval=0.1):
+    """Polls check() until it is true; raises naming `what` after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(interval)
+    raise RuntimeError(f"timed out after {timeout:g}s waiting for {what}")
+
+
+def condition(obj, kind):
+    """The status of condition `kind` ("True", "False", "Unknown", or "" when absent)."""
+    for c in obj.get("status", {}).get("conditions", []):
+        if c.get("type") == kind:
+            return c.get("status", "")
+    return ""
+
+
+class KubeSim:
+    """kube-sim started from BUILD_DIR/sim/kube-sim with `args`; a context manager."""
+
+    def __init__(self, build_dir, *args, kubectl=None):
+        self.build_dir = build_dir
+        self.kubectl = kubectl or shutil.which("kubectl")
+        if not self.kubectl:
+            raise RuntimeError("kubectl not found (scripts/setup.sh --tools installs it into .tools/bin)")
+        self.work = tempfile.mkdtemp(prefix="kube-sim-")
+        self.kubeconfig = os.path.join(self.work, "kubeconfig")
+        self.processes = []
+        self.process = subprocess.Popen(
+            [os.path.join(build_dir, "sim/kube-sim"), "--port", "0", "--write-kubeconfig", self.kubeconfig, *args],
+            stdout=subprocess.PIPE, stderr=open(os.path.join(self.work, "kube-sim.log"), "w"), text=True)
+        self.processes.append(self.process)
+        self.banner = self.process.stdout.readline().strip()
+        if not self.banner:
+            self.close()
+            raise RuntimeError(f"kube-sim did not start; see {self.work}/kube-sim.log")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self):
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+    def start_operator(self, name, *args):
+        """replica-guard against this kube-sim, logging to WORK/NAME.log; returns the Popen."""
+        log = open(os.path.join(self.work, f"{name}.log"), "w")
+        process = subprocess.Popen([os.path.join(self.build_dir, "operator/replica-guard"), "--kubeconfig",
+                                    self.kubeconfig, "--metrics-bind-address", "0",
+                                    "--health-probe-bind-address", "0", *args], stdout=log, stderr=log)
+        self.processes.append(process)
+        return process
+
+    def log(self, name):
+        with open(os.path.join(self.work, f"{name}.log")) as f:
+            return f.read()
+
+    def run(self, *args, stdin=None, check=True):
+        result = subprocess.run([self.kubectl, "--kubeconfig", self.kubeconfig, *args], input=stdin,
+                                capture_output=True, text=True, timeout=60)
+        if check and result.returncode != 0:
+            raise RuntimeError(f"kubectl {' '.join(args)}: {result.stderr.strip()}")
+        return result.stdout
+
+    def get(self, *args):
+        """kubectl get ARGS -o json, parsed; None when the object does not exist."""
+        result = subprocess.run([self.kubectl, "--kubeconfig", self.kubeconfig, "get", *args, "-o", "json"],
+                                capture_output=True, text=True, timeout=60)
+        if result.returncode != 0:
+            if "NotFound" in result.stderr or "not found" in result.stderr:
+                return None
+            raise RuntimeError(f"kubectl get {' '.join(args)}: {result.stderr.strip()}")
+        return json.loads(result.stdout)
+
+    def items(self, resource):
+        return self.get(resource, "-A")["items"]
+
+
+def stop(process, sig=signal.SIGTERM, timeout=20):
+    """Sends `sig` and returns the exit code (raises if the process does not end in time)."""
+    process.send_signal(sig)
+    return process.wait(timeout=timeout)

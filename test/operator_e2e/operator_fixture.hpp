@@ -1,0 +1,77 @@
+// OperatorFixture: replica-guard end to end, in one process. kube-sim serves the Kubernetes API
+// over HTTP on 127.0.0.1 (its own threads), the simulated cluster runs on its store with
+// Kubernetes' timings scaled down, and Managers -- the operator exactly as main() runs it, from
+// Options and a kubeconfig -- run on the test thread's io_context next to the cluster. Tests
+// change the cluster as a person would and wait (generous deadlines, no sleeps) for the
+// operator's effect on the API objects.
+#pragma once
+
+#include <boost/asio/cancellation_signal.hpp>
+
+#include <exception>
+#include <functional>
+#include <list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "operator/manager.hpp"
+#include "operator/options.hpp"
+#include "sim/server.hpp"
+#include "test/sim_cluster/cluster_fixture.hpp"
+
+namespace rg::op::testing {
+
+/// Kubernetes' timings x0.01 (node grace 500 ms, heartbeats 100 ms), with an eviction timeout
+/// long enough that stranded pods stay stranded while a test looks at them.
+sim::ClusterOptions e2e_cluster_options();
+
+/// Operator flags for tests: no HTTP servers, node grace 300 ms, scale-down delay 300 ms.
+Options e2e_options();
+
+class OperatorFixture {
+ public:
+  explicit OperatorFixture(std::size_t nodes = 3);
+  ~OperatorFixture();  // stops every running operator and checks each ended cleanly
+
+  /// A running Manager; stop() cancels it as SIGTERM does.
+  struct Operator {
+    std::unique_ptr<Manager> manager;
+    boost::asio::cancellation_signal stop;
+    bool finished = false;
+    std::exception_ptr error;
+  };
+  Operator& start_operator(Options options = e2e_options());
+  /// Cancels `op` and runs until its run() has returned; checks it returned without error.
+  void stop_operator(Operator& op);
+
+  /// Runs the cluster and the operators until `done()` holds; false after `limit`.
+  bool run_until(const std::function<bool()>& done,
+                 std::chrono::milliseconds limit = std::chrono::seconds(30));
+
+  /// Creates Deployment `name` opted in (annotations added to replica-guard.io/enabled=true).
+  void create_guarded_deployment(const std::string& name, int replicas,
+                                 const std::vector<std::pair<std::string, std::string>>& annotations = {});
+  /// spec.replicas of Deployment `name` (-1 if it is gone).
+  int spec_replicas(const std::string& name) const;
+  std::string annotation(const std::string& name, std::string_view key) const;
+  bool has_annotation(const std::string& name, std::string_view key) const;
+  /// Ready, non-terminating pods of `app` on nodes whose kubelet runs.
+  int ready_pods(const std::string& app) const;
+  /// The node running the most pods of `app`, and how many.
+  std::pair<std::string, int> busiest_node(const std::string& app) const;
+  /// How often Events with `reason` were reported for Deployment `name` (their counts summed).
+  int event_count(const std::string& name, std::string_view reason) const;
+  bool has_event(const std::string& name, std::string_view reason) const {
+    return event_count(name, reason) > 0;
+  }
+
+  sim::Server server;
+  sim::testing::ClusterFixture cluster;
+  std::string kubeconfig;
+
+ private:
+  std::list<Operator> operators_;
+};
+
+}  // namespace rg::op::testing
