@@ -22,6 +22,7 @@ bool equal_constant_time(std::string_view a, std::string_view b) {
 Authenticator::Authenticator(const Store& store, const ResourceTable& table,
                              const AuthOptions& options)
     : store_(store),
+      table_(table),
       service_accounts_([&]() -> const ResourceType& {
         const auto* type = table.find("", "v1", "serviceaccounts");
         if (type == nullptr) throw std::logic_error("the resource table lacks serviceaccounts");
@@ -42,6 +43,14 @@ std::optional<UserInfo> Authenticator::authenticate_token(std::string_view token
   if (!audience_ok) return std::nullopt;
   auto account = store_.get(service_accounts_, claims->namespace_, claims->service_account);
   if (!account || account->uid != claims->service_account_uid) return std::nullopt;
+  if (const auto& bound = claims->bound) {
+    const auto* type = table_.find_kind("", bound->kind);
+    const auto object =
+        type == nullptr
+            ? nullptr
+            : store_.get(*type, type->namespaced ? claims->namespace_ : "", bound->name);
+    if (!object || object->uid != bound->uid) return std::nullopt;
+  }
   return service_account_user(claims->namespace_, claims->service_account,
                               claims->service_account_uid);
 }

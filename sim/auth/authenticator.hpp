@@ -1,6 +1,7 @@
 // Authenticator: who a request is, from its bearer token -- the administrator's static token or
 // a ServiceAccount token minted by the TokenRequest API (valid while unexpired, for one of the
-// API audiences, and while its ServiceAccount exists with the same uid).
+// API audiences, and while its ServiceAccount -- and the object it is bound to -- exists with
+// the same uid).
 #pragma once
 
 #include <optional>
@@ -32,6 +33,7 @@ class Authenticator {
 
  private:
   const Store& store_;
+  const ResourceTable& table_;
   const ResourceType& service_accounts_;
   std::string admin_token_;
   std::vector<std::string> audiences_;

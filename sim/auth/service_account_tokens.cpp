@@ -7,7 +7,9 @@
 #include <openssl/rand.h>
 #include <boost/json.hpp>
 
+#include <cctype>
 #include <stdexcept>
+#include <utility>
 
 #include "client/config/base64.hpp"
 
@@ -91,22 +93,28 @@ IssuedToken ServiceAccountTokens::issue(const TokenClaims& claims,
                                         std::chrono::system_clock::time_point now) const {
   json::array audiences;
   for (const auto& audience : claims.audiences) audiences.emplace_back(audience);
+  json::object kubernetes{{"namespace", claims.namespace_},
+                          {"serviceaccount", json::object{{"name", claims.service_account},
+                                                          {"uid", claims.service_account_uid}}}};
+  if (claims.bound) {
+    // The API server's claim names: "pod", "secret", "node".
+    std::string key = claims.bound->kind;
+    for (auto& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    kubernetes[key] = json::object{{"name", claims.bound->name}, {"uid", claims.bound->uid}};
+  }
   json::object payload{
       {"aud", std::move(audiences)},
       {"exp", unix_seconds(claims.expires)},
       {"iat", unix_seconds(now)},
       {"iss", kIssuer},
       {"jti", random_uuid()},
-      {"kubernetes.io",
-       json::object{{"namespace", claims.namespace_},
-                    {"serviceaccount", json::object{{"name", claims.service_account},
-                                                    {"uid", claims.service_account_uid}}}}},
+      {"kubernetes.io", std::move(kubernetes)},
       {"nbf", unix_seconds(now)},
       {"sub", "system:serviceaccount:" + claims.namespace_ + ":" + claims.service_account}};
   std::string input = base64url_encode(R"({"alg":"HS256","kid":"kube-sim","typ":"JWT"})") + "." +
                       base64url_encode(json::serialize(payload));
   std::string signature = sign(input);
-  return {input + "." + signature, claims.expires};
+  return {input + "." + signature, claims.expires, claims.service_account_uid};
 }
 
 std::optional<TokenClaims> ServiceAccountTokens::verify(
@@ -142,6 +150,14 @@ std::optional<TokenClaims> ServiceAccountTokens::verify(
   result.namespace_ = std::string(*ns);
   result.service_account = std::string(*name);
   result.service_account_uid = std::string(*uid);
+  for (auto [key, kind] : {std::pair{"pod", "Pod"}, {"secret", "Secret"}, {"node", "Node"}}) {
+    const auto* bound = kubernetes->get_object().if_contains(key);
+    if (bound == nullptr || !bound->is_object()) continue;
+    const auto* bound_name = string_at(bound->get_object(), "name");
+    const auto* bound_uid = string_at(bound->get_object(), "uid");
+    if (bound_name == nullptr || bound_uid == nullptr) return std::nullopt;
+    result.bound = BoundObject{kind, std::string(*bound_name), std::string(*bound_uid)};
+  }
   if (const auto* aud = claims.if_contains("aud"); aud != nullptr && aud->is_array())
     for (const auto& audience : aud->get_array())
       if (audience.is_string()) result.audiences.emplace_back(audience.get_string());

@@ -12,6 +12,13 @@
 
 namespace rg::sim::auth {
 
+/// The object a token is bound to (TokenRequest boundObjectRef): valid only while it exists.
+struct BoundObject {
+  std::string kind;  ///< "Pod", "Secret" or "Node"
+  std::string name;
+  std::string uid;
+};
+
 /// What a token says about its holder.
 struct TokenClaims {
   std::string namespace_;
@@ -19,11 +26,13 @@ struct TokenClaims {
   std::string service_account_uid;
   std::vector<std::string> audiences;
   std::chrono::system_clock::time_point expires;
+  std::optional<BoundObject> bound;
 };
 
 struct IssuedToken {
   std::string token;
   std::chrono::system_clock::time_point expires;
+  std::string service_account_uid;
 };
 
 class ServiceAccountTokens {

@@ -19,8 +19,9 @@ namespace json = boost::json;
 constexpr std::int64_t kMinExpirationSeconds = 600;
 constexpr std::int64_t kMaxExpirationSeconds = std::int64_t{1} << 32;
 
-ApiError invalid_token_request(std::string_view name, std::string detail) {
-  return errors::invalid("authentication.k8s.io", "TokenRequest", name,
+// Validation errors name no object (token.go: NewInvalid(gvk.GroupKind(), "", errs)).
+ApiError invalid_token_request(std::string detail) {
+  return errors::invalid("authentication.k8s.io", "TokenRequest", "",
                          {{"FieldValueInvalid", "spec.expirationSeconds", std::move(detail)}});
 }
 
@@ -30,6 +31,7 @@ TokenRequests::TokenRequests(const Store& store, const ResourceTable& table,
                              const Authenticator& authenticator,
                              std::vector<std::string> api_audiences)
     : store_(store),
+      table_(table),
       service_accounts_([&]() -> const ResourceType& {
         const auto* type = table.find("", "v1", "serviceaccounts");
         if (type == nullptr) throw std::logic_error("the resource table lacks serviceaccounts");
@@ -38,21 +40,65 @@ TokenRequests::TokenRequests(const Store& store, const ResourceTable& table,
       authenticator_(authenticator),
       api_audiences_(std::move(api_audiences)) {}
 
+BoundObject TokenRequests::bind(std::string_view namespace_, std::string_view service_account,
+                                BoundObjectRef& ref) const {
+  const auto slash = ref.api_version.find('/');
+  const std::string group = slash == std::string::npos ? "" : ref.api_version.substr(0, slash);
+  const std::string version =
+      slash == std::string::npos ? ref.api_version : ref.api_version.substr(slash + 1);
+  const ResourceType* type =
+      group.empty() && (ref.kind == "Pod" || ref.kind == "Secret" || ref.kind == "Node")
+          ? table_.find_kind("", ref.kind)
+          : nullptr;
+  if (type == nullptr)
+    throw errors::bad_request(fmt::format("cannot bind token to object of type {}/{}, Kind={}",
+                                          group, version, ref.kind));
+  auto object = store_.get(*type, type->namespaced ? namespace_ : "", ref.name);
+  if (!object) throw errors::not_found(*type, ref.name);
+  if (ref.kind == "Pod") {
+    const auto pod = object->parse();
+    std::string runs_as = "default";
+    if (const auto* spec = pod.if_contains("spec"); spec != nullptr && spec->is_object())
+      if (const auto* sa = spec->get_object().if_contains("serviceAccountName");
+          sa != nullptr && sa->is_string() && !sa->get_string().empty())
+        runs_as = std::string(sa->get_string());
+    if (runs_as != service_account)
+      throw errors::bad_request(
+          fmt::format("cannot bind token for serviceaccount \"{}\" to pod running with different "
+                      "serviceaccount name.",
+                      service_account));
+  }
+  if (!ref.uid.empty() && ref.uid != object->uid) {
+    client::Status status;
+    status.status = "Failure";
+    status.code = 409;
+    status.reason = std::string(client::reason::kConflict);
+    status.message = fmt::format(
+        "Operation cannot be fulfilled on {} \"{}\": the UID in the bound object reference ({}) "
+        "does not match the UID in record. The object might have been deleted and then "
+        "recreated",
+        ref.kind, ref.name, ref.uid);
+    status.details = client::StatusDetails{ref.name, "", ref.kind, "", {}, 0};
+    throw ApiError(std::move(status));
+  }
+  ref.uid = object->uid;
+  return {ref.kind, ref.name, object->uid};
+}
+
 IssuedToken TokenRequests::issue(std::string_view namespace_, std::string_view name,
-                                 const TokenRequestSpec& spec) const {
+                                 TokenRequestSpec& spec) const {
   const auto seconds = spec.expiration.count();
   if (seconds < kMinExpirationSeconds)
     throw invalid_token_request(
-        name,
         fmt::format("Invalid value: {}: may not specify a duration less than 10 minutes", seconds));
   if (seconds > kMaxExpirationSeconds)
-    throw invalid_token_request(
-        name, fmt::format("Invalid value: {}: may not specify a duration larger than 2^32 seconds",
-                          seconds));
+    throw invalid_token_request(fmt::format(
+        "Invalid value: {}: may not specify a duration larger than 2^32 seconds", seconds));
   auto account = store_.get(service_accounts_, namespace_, name);
   if (!account) throw errors::not_found(service_accounts_, name);
   const auto now = std::chrono::system_clock::now();
   TokenClaims claims;
+  if (spec.bound_object) claims.bound = bind(namespace_, name, *spec.bound_object);
   claims.namespace_ = std::string(namespace_);
   claims.service_account = std::string(name);
   claims.service_account_uid = account->uid;
@@ -79,6 +125,15 @@ HttpResponse TokenRequests::serve(const HttpRequest& request, std::string_view n
     if (ec) throw errors::bad_request("spec.expirationSeconds must be an integer");
     wanted.expiration = std::chrono::seconds(seconds);
   }
+  if (const auto* ref = spec.if_contains("boundObjectRef"); ref != nullptr && ref->is_object()) {
+    auto field = [&](std::string_view key) {
+      const auto* value = ref->get_object().if_contains(key);
+      return value != nullptr && value->is_string() ? std::string(value->get_string())
+                                                    : std::string();
+    };
+    wanted.bound_object =
+        BoundObjectRef{field("kind"), field("apiVersion"), field("name"), field("uid")};
+  }
   const IssuedToken token = issue(namespace_, name, wanted);
 
   json::array audiences;
@@ -87,14 +142,17 @@ HttpResponse TokenRequests::serve(const HttpRequest& request, std::string_view n
   json::object out_spec{{"audiences", std::move(audiences)},
                         {"expirationSeconds", wanted.expiration.count()},
                         {"boundObjectRef", nullptr}};
-  if (const auto* bound = spec.if_contains("boundObjectRef");
-      bound != nullptr && bound->is_object())
-    out_spec["boundObjectRef"] = *bound;
+  if (const auto& bound = wanted.bound_object)
+    out_spec["boundObjectRef"] = json::object{{"kind", bound->kind},
+                                              {"apiVersion", bound->api_version},
+                                              {"name", bound->name},
+                                              {"uid", bound->uid}};
   json::object response{
       {"kind", "TokenRequest"},
       {"apiVersion", "authentication.k8s.io/v1"},
       {"metadata", json::object{{"name", name},
                                 {"namespace", namespace_},
+                                {"uid", token.service_account_uid},
                                 {"creationTimestamp", rfc3339(std::chrono::system_clock::now())}}},
       {"spec", std::move(out_spec)},
       {"status",

@@ -493,7 +493,7 @@ TEST_CASE("TokenRequest errors, audiences, and tokens of a deleted ServiceAccoun
            R"({"spec":{"expirationSeconds":10}})", cluster.admin);
   CHECK(short_lived.status == 422);
   CHECK(str(short_lived.json().at("message")) ==
-        R"(TokenRequest.authentication.k8s.io "sa" is invalid: spec.expirationSeconds: )"
+        R"(TokenRequest.authentication.k8s.io "" is invalid: spec.expirationSeconds: )"
         R"(Invalid value: 10: may not specify a duration less than 10 minutes)");
 
   // A token for another audience is not for the API server.
@@ -517,6 +517,50 @@ TEST_CASE("TokenRequest errors, audiences, and tokens of a deleted ServiceAccoun
   // A new ServiceAccount of the same name has another uid: the old token stays invalid.
   cluster.create("/api/v1/namespaces/team/serviceaccounts", R"({"metadata":{"name":"sa"}})");
   CHECK(call(cluster.port(), "GET", "/api", "", bearer(token)).status == 401);
+}
+
+TEST_CASE("bound tokens: the object must exist, a Pod must run as the ServiceAccount") {
+  Cluster cluster;
+  cluster.create("/api/v1/namespaces/team/secrets", R"({"metadata":{"name":"s"}})");
+  cluster.create("/api/v1/namespaces/team/pods",
+                 R"({"metadata":{"name":"other"},"spec":{"serviceAccountName":"someone",)"
+                 R"("containers":[{"name":"c","image":"i"}]}})");
+  auto request = [&](const std::string& ref) {
+    return call(cluster.port(), "POST", "/api/v1/namespaces/team/serviceaccounts/sa/token",
+                R"({"spec":{"boundObjectRef":)" + ref + "}}", cluster.admin);
+  };
+  auto bound = request(R"({"kind":"Secret","apiVersion":"v1","name":"s"})");
+  REQUIRE(bound.status == 201);
+  const auto secret_uid =
+      str(call(cluster.port(), "GET", "/api/v1/namespaces/team/secrets/s", "", cluster.admin)
+              .json()
+              .at("metadata")
+              .at("uid"));
+  CHECK(str(bound.json().at("spec").at("boundObjectRef").at("uid")) == secret_uid);
+  const auto token = str(bound.json().at("status").at("token"));
+  CHECK(call(cluster.port(), "GET", "/api", "", bearer(token)).status == 200);
+  REQUIRE(call(cluster.port(), "DELETE", "/api/v1/namespaces/team/secrets/s", "", cluster.admin)
+              .status == 200);
+  CHECK(call(cluster.port(), "GET", "/api", "", bearer(token)).status == 401);
+
+  auto mismatch = request(R"({"kind":"Pod","apiVersion":"v1","name":"other"})");
+  CHECK(mismatch.status == 400);
+  CHECK(
+      str(mismatch.json().at("message")) ==
+      R"(cannot bind token for serviceaccount "sa" to pod running with different serviceaccount name.)");
+  auto missing = request(R"({"kind":"Pod","apiVersion":"v1","name":"nope"})");
+  CHECK(missing.status == 404);
+  CHECK(str(missing.json().at("message")) == R"(pods "nope" not found)");
+  auto kind = request(R"({"kind":"ConfigMap","apiVersion":"v1","name":"c"})");
+  CHECK(str(kind.json().at("message")) ==
+        "cannot bind token to object of type /v1, Kind=ConfigMap");
+  cluster.create("/api/v1/namespaces/team/secrets", R"({"metadata":{"name":"s2"}})");
+  auto stale = request(R"({"kind":"Secret","apiVersion":"v1","name":"s2","uid":"old"})");
+  CHECK(stale.status == 409);
+  CHECK(str(stale.json().at("message")) ==
+        R"(Operation cannot be fulfilled on Secret "s2": the UID in the bound object reference )"
+        R"((old) does not match the UID in record. The object might have been deleted and then )"
+        R"(recreated)");
 }
 
 TEST_CASE("the default in-process server has no authentication but answers the auth APIs") {
