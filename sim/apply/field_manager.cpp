@@ -30,8 +30,8 @@ bool same_owner(const ManagedFieldsEntry& a, const ManagedFieldsEntry& b) {
          (a.operation == "Apply" || a.api_version == b.api_version);
 }
 
-/// The fields a write may own: the main resource of a kind with a status subresource never
-/// owns status, the status subresource only status, the scale subresource only spec.replicas
+/// The fields a write may own or change: the main resource of a kind with a status subresource
+/// never status, the status subresource only status, the scale subresource only spec.replicas
 /// (the registry strategies' reset fields).
 FieldSet owned_part(FieldSet fields, const WriteTarget& target) {
   if (target.subresource == "status") return fields.only_prefix({"f:status"});
@@ -167,7 +167,7 @@ void record_update(const json::object* before, json::object& after, const WriteT
   }
   const Comparison changes = compare(old, after, target.kind);
   const FieldSet changed = owned_part(changes.changed, target);
-  const FieldSet removed = changes.removed;
+  const FieldSet removed = owned_part(changes.removed, target);
   const ManagedFieldsEntry writer = writer_entry(target, "Update");
   bool found = false;
   for (auto& entry : entries) {
@@ -211,7 +211,10 @@ json::object server_side_apply(const json::object& live, const json::object& con
   });
   remove_fields(merged, stale, target.kind);
 
-  const Comparison changes = compare(live, merged, target.kind);
+  // What the write may change at all: status changes sent to the main resource are reset by
+  // the registry, so they neither conflict nor take ownership away.
+  const Comparison raw = compare(live, merged, target.kind);
+  const Comparison changes{owned_part(raw.changed, target), owned_part(raw.removed, target)};
   std::vector<Conflict> conflicts;
   for (auto& entry : entries) {
     if (same_owner(entry, applier)) continue;

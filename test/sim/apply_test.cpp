@@ -358,3 +358,35 @@ TEST_CASE("dryRun=All answers the result and stores nothing") {
         "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: \"Some\": "
         "supported values: \"All\"");
 }
+
+TEST_CASE("apply to /status owns status; status sent to the main resource is ignored") {
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(apply(port, kDeployments + "/web", deployment_config("web", 1, "nginx:1"),
+                "fieldManager=alice")
+              .status == 201);
+  auto status = apply(
+      port, kDeployments + "/web/status",
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"status":{"replicas":3,"conditions":[{"type":"Available","status":"True"}]}})",
+      "fieldManager=controller");
+  REQUIRE(status.status == 200);
+  auto object = status.json();
+  CHECK(object.at("status").at("replicas") == 3);
+  const auto controller = entry(object, "controller");
+  REQUIRE(controller.has_value());
+  CHECK(controller->at("subresource") == "status");
+  CHECK(
+      controller->at("fieldsV1") ==
+      json::parse(
+          R"({"f:status":{"f:conditions":{"k:{\"type\":\"Available\"}":{".":{},"f:status":{},"f:type":{}}},"f:replicas":{}}})"));
+
+  auto main = apply(
+      port, kDeployments + "/web",
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"replicas":1,"selector":{"matchLabels":{"app":"w"}},"template":{"metadata":{"labels":{"app":"w"}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}}},"status":{"replicas":9}})",
+      "fieldManager=alice");
+  REQUIRE(main.status == 200);
+  const auto after = main.json();
+  CHECK(after.at("status").at("replicas") == 3);
+  CHECK(!entry(after, "alice")->at("fieldsV1").as_object().contains("f:status"));
+  CHECK(entry(after, "controller").has_value());
+}
