@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/json.hpp>
 
@@ -89,8 +90,13 @@ Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(o
 Server::~Server() { stop(); }
 
 std::string Server::address() const {
-  return fmt::format("{}://{}:{}", impl_->http.tls() ? "https" : "http", impl_->options.address,
-                     impl_->http.port());
+  // Listening on every address: clients reach it (and the certificate names it) as loopback.
+  std::string host = impl_->options.address;
+  boost::system::error_code ec;
+  const auto parsed = boost::asio::ip::make_address(host, ec);
+  if (!ec && parsed.is_unspecified()) host = parsed.is_v6() ? "::1" : "127.0.0.1";
+  if (!ec && parsed.is_v6()) host = "[" + host + "]";
+  return fmt::format("{}://{}:{}", impl_->http.tls() ? "https" : "http", host, impl_->http.port());
 }
 
 unsigned short Server::port() const { return impl_->http.port(); }
