@@ -57,7 +57,10 @@ std::optional<HttpResponse> AuthFilter::handle(const HttpRequest& request) const
 
 boost::asio::awaitable<bool> AuthFilter::intercept(HttpRequest& request, ResponseStream& stream) {
   auto response = handle(request);
-  if (!response) co_return next_&& co_await next_(request, stream);
+  if (!response) {
+    if (!next_) co_return false;
+    co_return co_await next_(request, stream);
+  }
   co_await stream.send(*response);
   co_return true;
 }

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/auth/attributes.hpp"
+#include "sim/auth/required_type.hpp"
 
 namespace rg::sim::auth {
 namespace {
@@ -23,11 +24,7 @@ Authenticator::Authenticator(const Store& store, const ResourceTable& table,
                              const AuthOptions& options)
     : store_(store),
       table_(table),
-      service_accounts_([&]() -> const ResourceType& {
-        const auto* type = table.find("", "v1", "serviceaccounts");
-        if (type == nullptr) throw std::logic_error("the resource table lacks serviceaccounts");
-        return *type;
-      }()),
+      service_accounts_(required_type(table, "", "serviceaccounts")),
       admin_token_(options.admin_token.empty() ? random_token(32) : options.admin_token),
       audiences_(options.api_audiences),
       anonymous_(options.anonymous) {}

@@ -3,18 +3,12 @@
 
 #include <boost/json.hpp>
 
-#include <stdexcept>
+#include "sim/auth/required_type.hpp"
 
 namespace rg::sim::auth {
 namespace {
 
 namespace json = boost::json;
-
-const ResourceType& rbac(const Registry& registry, std::string_view resource) {
-  const auto* type = registry.table().find("rbac.authorization.k8s.io", "v1", resource);
-  if (type == nullptr) throw std::logic_error("the resource table lacks rbac types");
-  return *type;
-}
 
 json::object bootstrap_metadata(std::string_view name) {
   return {{"name", name},
@@ -53,8 +47,8 @@ json::object binding_to_groups(std::string_view name,
 }  // namespace
 
 void bootstrap_policy(Registry& registry) {
-  const auto& roles = rbac(registry, "clusterroles");
-  const auto& bindings = rbac(registry, "clusterrolebindings");
+  const auto& roles = required_type(registry.table(), kRbacGroup, "clusterroles");
+  const auto& bindings = required_type(registry.table(), kRbacGroup, "clusterrolebindings");
   auto create = [&](const ResourceType& type, json::object object) {
     const auto name = std::string(object.at("metadata").at("name").as_string());
     if (registry.store().get(type, "", name)) return;

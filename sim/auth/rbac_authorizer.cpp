@@ -5,20 +5,14 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-#include <stdexcept>
 #include <vector>
+
+#include "sim/auth/required_type.hpp"
 
 namespace rg::sim::auth {
 namespace {
 
 namespace json = boost::json;
-
-const ResourceType& rbac_type(const ResourceTable& table, std::string_view resource) {
-  const auto* type = table.find("rbac.authorization.k8s.io", "v1", resource);
-  if (type == nullptr)
-    throw std::logic_error(fmt::format("the resource table lacks rbac {}", resource));
-  return *type;
-}
 
 std::string_view string_at(const json::object& object, std::string_view key) {
   const auto* value = object.if_contains(key);
@@ -116,10 +110,10 @@ std::string describe_subject(const json::object& subject, std::string_view bindi
 
 RbacAuthorizer::RbacAuthorizer(const Store& store, const ResourceTable& table)
     : store_(store),
-      roles_(rbac_type(table, "roles")),
-      cluster_roles_(rbac_type(table, "clusterroles")),
-      role_bindings_(rbac_type(table, "rolebindings")),
-      cluster_role_bindings_(rbac_type(table, "clusterrolebindings")) {}
+      roles_(required_type(table, kRbacGroup, "roles")),
+      cluster_roles_(required_type(table, kRbacGroup, "clusterroles")),
+      role_bindings_(required_type(table, kRbacGroup, "rolebindings")),
+      cluster_role_bindings_(required_type(table, kRbacGroup, "clusterrolebindings")) {}
 
 std::string RuleSource::describe() const {
   if (binding_namespace.empty())

@@ -9,6 +9,7 @@
 
 #include "sim/api_error.hpp"
 #include "sim/auth/request_body.hpp"
+#include "sim/auth/required_type.hpp"
 #include "sim/responses.hpp"
 
 namespace rg::sim::auth {
@@ -32,11 +33,7 @@ TokenRequests::TokenRequests(const Store& store, const ResourceTable& table,
                              std::vector<std::string> api_audiences)
     : store_(store),
       table_(table),
-      service_accounts_([&]() -> const ResourceType& {
-        const auto* type = table.find("", "v1", "serviceaccounts");
-        if (type == nullptr) throw std::logic_error("the resource table lacks serviceaccounts");
-        return *type;
-      }()),
+      service_accounts_(required_type(table, "", "serviceaccounts")),
       authenticator_(authenticator),
       api_audiences_(std::move(api_audiences)) {}
 
