@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <stdexcept>
 
 #include "sim/auth/attributes.hpp"
 #include "sim/auth/required_type.hpp"

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-#include <stdexcept>
 
 #include "sim/api_error.hpp"
 #include "sim/auth/request_body.hpp"

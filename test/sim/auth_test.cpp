@@ -269,6 +269,47 @@ TEST_CASE("a ServiceAccount token is forbidden until a RoleBinding grants, with 
             R"(" cannot create resource "pods" in API group "" in the namespace "team")");
 }
 
+TEST_CASE("HTTP methods map to the API server's verbs in 403 messages") {
+  Cluster cluster;
+  const auto as_sa = bearer(cluster.token());
+  struct Case {
+    const char* method;
+    const char* path;
+    const char* expected;
+  };
+  const std::string in_team = R"( in API group "" in the namespace "team")";
+  for (const auto& [method, path, expected] :
+       {Case{"GET", "/api/v1/namespaces/team/configmaps/c",
+             R"(configmaps "c" is forbidden: User "%" cannot get resource "configmaps")"},
+        Case{"GET", "/api/v1/namespaces/team/configmaps",
+             R"(configmaps is forbidden: User "%" cannot list resource "configmaps")"},
+        Case{"GET", "/api/v1/watch/namespaces/team/configmaps",
+             R"(configmaps is forbidden: User "%" cannot watch resource "configmaps")"},
+        Case{"POST", "/api/v1/namespaces/team/configmaps",
+             R"(configmaps is forbidden: User "%" cannot create resource "configmaps")"},
+        Case{"PUT", "/api/v1/namespaces/team/configmaps/c",
+             R"(configmaps "c" is forbidden: User "%" cannot update resource "configmaps")"},
+        Case{"PATCH", "/api/v1/namespaces/team/configmaps/c",
+             R"(configmaps "c" is forbidden: User "%" cannot patch resource "configmaps")"},
+        Case{"DELETE", "/api/v1/namespaces/team/configmaps/c",
+             R"(configmaps "c" is forbidden: User "%" cannot delete resource "configmaps")"},
+        Case{"DELETE", "/api/v1/namespaces/team/configmaps",
+             R"(configmaps is forbidden: User "%" cannot deletecollection resource "configmaps")"},
+        Case{"PUT", "/api/v1/namespaces/team/pods/p/status",
+             R"(pods "p" is forbidden: User "%" cannot update resource "pods/status")"}}) {
+    std::string want = expected;
+    want.replace(want.find('%'), 1, kSa);
+    auto reply = call(cluster.port(), method, path, "{}", as_sa);
+    CHECK_MESSAGE(reply.status == 403, method, " ", path);
+    CHECK(str(reply.json().at("message")) == want + in_team);
+  }
+  // A namespace is named by itself.
+  auto ns = call(cluster.port(), "GET", "/api/v1/namespaces/team", "", as_sa);
+  CHECK(str(ns.json().at("message")) ==
+        R"(namespaces "team" is forbidden: User ")" + kSa +
+            R"(" cannot get resource "namespaces" in API group "" in the namespace "team")");
+}
+
 TEST_CASE("RBAC rules: wildcards, subresources, resourceNames, groups, ClusterRoles, paths") {
   Cluster cluster;
   const auto token = cluster.token();
