@@ -8,6 +8,7 @@
 #include <charconv>
 
 #include "sim/api_error.hpp"
+#include "sim/apply/field_validation.hpp"
 #include "sim/body.hpp"
 #include "sim/list_options.hpp"
 #include "sim/object_encoder.hpp"
@@ -99,6 +100,11 @@ DeleteOptions delete_options(const HttpRequest& request) {
   return options;
 }
 
+// Warning headers (RFC 7234 299 warnings), as the API server's warning filter writes them.
+void add_warnings(HttpResponse& response, const std::vector<std::string>& warnings) {
+  for (const auto& warning : warnings) response.headers.emplace_back("Warning", warning);
+}
+
 std::string success_status(const ResourceType& type, const StoredObject& object) {
   client::Status status;
   status.status = "Success";
@@ -158,6 +164,10 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
   if (!allows(verbs, verb)) throw errors::method_not_allowed(verb_method(verb), type);
 
   const Negotiation negotiation = negotiate(request);
+  const bool writes = verb == "create" || verb == "update" || verb == "patch";
+  const auto field_validation = writes
+                                    ? apply::field_validation_from(request.param("fieldValidation"))
+                                    : apply::FieldValidation::kIgnore;
   if (verb == "list") {
     co_await serve_list(registry_, type, ns, request, stream, negotiation);
     co_return;
@@ -196,16 +206,21 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     co_await stream.send(response);
   } else if (verb == "create") {
     auto body = parse_object_body(request, type.kind, type.group_version());
+    const auto warnings = apply::validate_fields(field_validation, type, body);
     auto object = registry_.create(type, ns, std::move(body), write_context(request, verb));
     HttpResponse response = reply(201, *object);
+    add_warnings(response, warnings);
     co_await stream.send(response);
   } else if (verb == "update") {
     const bool scale = sub == "scale";
     auto body = parse_object_body(request, scale ? "Scale" : type.kind,
                                   scale ? "autoscaling/v1" : type.group_version());
+    const auto warnings =
+        scale ? std::vector<std::string>() : apply::validate_fields(field_validation, type, body);
     auto intent = [&](json::object) { return body; };
     auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb));
     HttpResponse response = reply(200, *object);
+    add_warnings(response, warnings);
     co_await stream.send(response);
   } else if (verb == "patch") {
     auto patch_kind = patch_type_from(request.header("content-type"));
@@ -217,9 +232,12 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
       options.field_manager = std::string(request.param("fieldManager").value_or(""));
       options.force = request.param("force").value_or("false") == "true";
       options.dry_run = dry_run(request, "PatchOptions");
+      const auto warnings =
+          apply::validate_fields(field_validation, type, configuration.get_object());
       auto result =
           registry_.apply(type, ns, info.name, sub, std::move(configuration.get_object()), options);
       HttpResponse response = reply(result.created ? 201 : 200, *result.object);
+      add_warnings(response, warnings);
       co_await stream.send(response);
       co_return;
     }
