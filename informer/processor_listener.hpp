@@ -1,12 +1,19 @@
 // ProcessorListener: one registered handler's private buffer and delivery loop (client-go's
 // processorListener). add() never blocks -- the buffer grows as needed and is accounted
 // (pending(), max_pending()) -- so a slow handler stalls neither the other handlers nor the
-// informer; run() delivers the notifications in order on the io_context it is spawned on.
+// informer; run() delivers the notifications in order on the executor it is spawned on (the
+// SharedProcessor gives each listener a strand of its own), yielding to other work every
+// kTimeSlice so that on a single-threaded io_context a slow handler delays the others and the
+// informer by at most one callback, not by a whole batch.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <exception>
@@ -33,6 +40,9 @@ void log_undelivered(std::string_view handler, std::size_t count);
 template <KubeObject T>
 class ProcessorListener {
  public:
+  /// How long run() delivers before it lets other coroutines of its io_context run.
+  static constexpr std::chrono::milliseconds kTimeSlice{2};
+
   /// `upstream_has_synced`: the informer's own has_synced (its initial list was processed).
   ProcessorListener(std::string name, ResourceEventHandlerFuncs<T> handler,
                     std::function<bool()> upstream_has_synced)
@@ -65,6 +75,9 @@ class ProcessorListener {
   /// Delivers notifications until stop(). A callback that throws is logged and counted
   /// (handler_failures()); delivery goes on with the next notification.
   boost::asio::awaitable<void> run() {
+    using Clock = std::chrono::steady_clock;
+    const auto executor = co_await boost::asio::this_coro::executor;
+    auto slice_start = Clock::now();
     for (;;) {
       std::deque<Notification<T>> batch;
       bool stopping = false;
@@ -84,11 +97,16 @@ class ProcessorListener {
           co_return;
         }
         deliver(notification);
-        std::lock_guard lock(mutex_);
+        std::unique_lock lock(mutex_);
         --in_flight_;
         if (const auto* add = std::get_if<AddNotification<T>>(&notification);
             add && add->is_in_initial_list) {
           --initial_pending_;
+        }
+        lock.unlock();
+        if (Clock::now() - slice_start >= kTimeSlice) {
+          co_await boost::asio::post(executor, boost::asio::use_awaitable);
+          slice_start = Clock::now();
         }
       }
     }

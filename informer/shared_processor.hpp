@@ -1,12 +1,16 @@
 // SharedProcessor: fans the informer's notifications out to every registered handler
 // (client-go's sharedProcessor). Each handler is a ProcessorListener with its own buffer and
-// its own delivery coroutine; resyncs go only to the handlers whose resync period is due.
+// its own delivery coroutine on a strand of its own -- so with several io threads a handler that
+// blocks holds only its own strand, never the informer's or another handler's; resyncs go only
+// to the handlers whose resync period is due.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/this_coro.hpp>
 
 #include <algorithm>
@@ -114,10 +118,12 @@ class SharedProcessor {
     return out;
   }
 
-  /// Runs every handler's delivery loop on the calling coroutine's executor (and those of
-  /// handlers added later); returns after stop() once every loop has finished.
+  /// Runs every handler's delivery loop (and those of handlers added later), each on its own
+  /// strand of the calling coroutine's executor -- of the executor under it when that is a
+  /// strand itself, as a SharedInformerFactory's informers run on strands; returns after stop()
+  /// once every loop has finished.
   boost::asio::awaitable<void> run() {
-    auto executor = co_await boost::asio::this_coro::executor;
+    auto executor = without_strand(co_await boost::asio::this_coro::executor);
     {
       std::lock_guard lock(mutex_);
       if (executor_) throw std::logic_error("SharedProcessor::run() called twice");
@@ -146,8 +152,18 @@ class SharedProcessor {
     bool syncing;
   };
 
-  // Starts a listener's delivery loop. It is posted, never run inline: co_spawn may start a
-  // coroutine in the calling thread, which must not happen under our lock or a caller's.
+  static boost::asio::any_io_executor without_strand(const boost::asio::any_io_executor& executor) {
+    using boost::asio::any_io_executor;
+    using boost::asio::strand;
+    if (const auto* s = executor.target<strand<any_io_executor>>()) return s->get_inner_executor();
+    if (const auto* s = executor.target<strand<boost::asio::io_context::executor_type>>()) {
+      return s->get_inner_executor();
+    }
+    return executor;
+  }
+
+  // Starts a listener's delivery loop on a new strand. It is posted, never run inline: co_spawn may
+  // start a coroutine in the calling thread, which must not happen under our lock or a caller's.
   void spawn_locked(const std::shared_ptr<Listener>& listener) {
     ++running_;
     auto on_exit = [this, listener](std::exception_ptr error) {
@@ -157,7 +173,8 @@ class SharedProcessor {
       done_.notify_all_locked();
     };
     auto start = [executor = *executor_, listener, on_exit = std::move(on_exit)]() mutable {
-      boost::asio::co_spawn(executor, listener->run(), std::move(on_exit));
+      boost::asio::co_spawn(boost::asio::make_strand(executor), listener->run(),
+                            std::move(on_exit));
     };
     boost::asio::post(*executor_, std::move(start));
   }
