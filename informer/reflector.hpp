@@ -117,13 +117,12 @@ class Reflector {
   // Carries out one action; false when the FIFO is closed (time to stop).
   boost::asio::awaitable<bool> perform(reflector::Action action) {
     if (auto* list = std::get_if<reflector::IssueList>(&action)) {
-      if (!machine_.last_sync_resource_version().empty() && list->request.continue_token.empty()) {
-        observer_->on_relist(relist_reason_);
-      }
+      if (list->request.continue_token.empty()) relist_started();
       pending_list_ = std::move(list->request);
       pending_watch_.reset();
       stream_.reset();
     } else if (auto* watch = std::get_if<reflector::IssueWatch>(&action)) {
+      if (watch->request.send_initial_events) relist_started();
       pending_watch_ = std::move(watch->request);
       pending_list_.reset();
       stream_.reset();
@@ -134,6 +133,7 @@ class Reflector {
       objects.reserve(replace->objects.size());
       for (auto& object : replace->objects) objects.push_back(cast(std::move(object)));
       observer_->on_list_synced(objects.size());
+      relisting_ = false;
       {
         std::lock_guard lock(status_mutex_);
         last_sync_rv_ = replace->resource_version;
@@ -160,6 +160,14 @@ class Reflector {
       last_sync_rv_ = machine_.last_sync_resource_version();
     }
     co_return !fifo_.is_closed();
+  }
+
+  // A (streaming or paginated) list after the first sync begins: counted once per round, however
+  // many attempts and fallbacks it takes to complete.
+  void relist_started() {
+    if (machine_.last_sync_resource_version().empty() || relisting_) return;
+    relisting_ = true;
+    observer_->on_relist(relist_reason_);
   }
 
   static ObjectPtr cast(reflector::Object object) {
@@ -326,6 +334,7 @@ class Reflector {
   std::vector<client::WatchEvent<T>> events_;
   std::optional<reflector::Clock::time_point> timer_deadline_;
   std::string_view relist_reason_ = "error";
+  bool relisting_ = false;
 
   mutable std::mutex status_mutex_;
   ReflectorStatus status_;

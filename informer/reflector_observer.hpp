@@ -16,7 +16,8 @@ class ReflectorObserver {
   virtual ~ReflectorObserver() = default;
   /// A LIST request (one page) is sent.
   virtual void on_list() {}
-  /// A LIST after the first sync, and why: "expired", "watch_list_fallback", "error".
+  /// A relist (paginated or streaming) after the first sync begins -- once per round, however
+  /// many attempts it takes -- and why: "expired", "watch_list_fallback", "error".
   virtual void on_relist(std::string_view /*reason*/) {}
   /// A WATCH request is sent.
   virtual void on_watch() {}
