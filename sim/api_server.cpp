@@ -117,13 +117,29 @@ std::string success_status(const ResourceType& type, const StoredObject& object)
 ApiServer::ApiServer(Registry& registry, ApiServerOptions options, std::string server_address)
     : registry_(registry),
       options_(std::move(options)),
-      discovery_(registry.table(), options_.version, std::move(server_address)) {}
+      server_address_(std::move(server_address)),
+      discovery_(std::make_shared<Discovery>(registry.table(), options_.version, server_address_)),
+      discovery_generation_(registry.served_generation()) {}
+
+std::shared_ptr<const Discovery> ApiServer::discovery() {
+  std::lock_guard lock(discovery_mutex_);
+  const auto generation = registry_.served_generation();
+  if (generation != discovery_generation_) {
+    std::vector<ResourceType> served;
+    for (const auto* type : registry_.served_types()) served.push_back(*type);
+    const ResourceTable table(std::move(served));
+    discovery_ = std::make_shared<Discovery>(table, options_.version, server_address_);
+    discovery_generation_ = generation;
+  }
+  return discovery_;
+}
 
 boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStream& stream) {
   std::optional<client::Status> failure;
   try {
     if (hook_ && co_await hook_(request, stream)) co_return;
-    if (auto response = discovery_.serve(request)) {
+    const auto discovery = this->discovery();
+    if (auto response = discovery->serve(request)) {
       co_await stream.send(*response);
       co_return;
     }
@@ -147,7 +163,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
                                                         ResponseStream& stream) {
   const RequestInfo info = parse_request_info(request);
   if (!info.is_resource_request) throw errors::path_not_found();
-  const ResourceType* found = registry_.table().find(info.group, info.version, info.resource);
+  const ResourceType* found = registry_.find(info.group, info.version, info.resource);
   if (found == nullptr) throw errors::path_not_found();
   const ResourceType& type = *found;
   const bool is_namespaces = type.group.empty() && type.resource == "namespaces";

@@ -5,8 +5,11 @@
 
 #include <boost/asio/awaitable.hpp>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <string>
 
 #include "sim/collection_handlers.hpp"
 #include "sim/discovery.hpp"
@@ -36,9 +39,16 @@ class ApiServer {
  private:
   boost::asio::awaitable<void> handle_resource(HttpRequest& request, ResponseStream& stream);
 
+  /// The discovery documents for the resources served now (rebuilt when
+  /// CustomResourceDefinitions change them).
+  std::shared_ptr<const Discovery> discovery();
+
   Registry& registry_;
   ApiServerOptions options_;
-  Discovery discovery_;
+  std::string server_address_;
+  std::mutex discovery_mutex_;
+  std::shared_ptr<const Discovery> discovery_;
+  std::uint64_t discovery_generation_ = 0;
   RequestHook hook_;
 };
 

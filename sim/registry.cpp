@@ -145,6 +145,10 @@ void apply_defaults(const ResourceType& type, json::object& object) {
   }
 }
 
+bool is_definition(const ResourceType& type) {
+  return type.group == "apiextensions.k8s.io" && type.resource == "customresourcedefinitions";
+}
+
 // Status a create may not set (PrepareForCreate of the workload and pod strategies).
 void reset_status_on_create(const ResourceType& type, json::object& object) {
   if (type.group == "apps" || type.group == "batch") {
@@ -291,7 +295,44 @@ ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_
   prepare_create(type, namespace_, object);
   if (!context.managed_fields_recorded)
     apply::record_update(nullptr, object, write_target(type, "", context.field_manager));
-  return store_.create(type, std::move(object), context.dry_run);
+  auto created = store_.create(type, std::move(object), context.dry_run);
+  if (is_definition(type) && !context.dry_run) sync_definition(*created, false);
+  return created;
+}
+
+const ResourceType* Registry::find(std::string_view group, std::string_view version,
+                                   std::string_view resource) const {
+  if (const auto* type = table_.find(group, version, resource)) return type;
+  return custom_.find(group, version, resource);
+}
+
+std::vector<const ResourceType*> Registry::served_types() const {
+  std::vector<const ResourceType*> types;
+  for (const auto& type : table_.types()) types.push_back(&type);
+  for (const auto* type : custom_.types()) types.push_back(type);
+  return types;
+}
+
+void Registry::remove_all(const ResourceType& type) {
+  const auto objects = store_.list(type, "");
+  for (const auto& object : objects->items) {
+    try {
+      store_.remove(type, object->namespace_, object->name);
+    } catch (const ApiError&) {
+      // Deleted meanwhile.
+    }
+  }
+}
+
+void Registry::sync_definition(const StoredObject& definition, bool deleted) {
+  std::vector<const ResourceType*> dropped;
+  if (deleted) {
+    dropped = custom_.undefine(definition.name);
+  } else {
+    dropped = custom_.define(definition.name, apply::types_of_definition(definition.parse()));
+  }
+  for (const auto* type : dropped)
+    if (custom_.find(type->group, type->version, type->resource) != type) remove_all(*type);
 }
 
 void Registry::prepare_create(const ResourceType& type, std::string_view namespace_,
@@ -342,12 +383,16 @@ void Registry::prepare_create(const ResourceType& type, std::string_view namespa
   reset_status_on_create(type, object);
   apply_defaults(type, object);
   validate(type, object);
+  if (is_definition(type)) {
+    apply::types_of_definition(object);  // 422 for a definition that serves nothing
+    object["status"] = apply::definition_status(object, nullptr);
+  }
 }
 
 ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_,
                            std::string_view name, std::string_view subresource,
                            const Intent& intent, const WriteContext& context) {
-  return store_.update(
+  auto updated = store_.update(
       type, namespace_, name,
       [&](const StoredObject& current, json::object before) {
         json::object view = subresource == "scale" ? view_of(current, "scale") : before;
@@ -409,12 +454,19 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
           meta["generation"] = next;
         }
         validate(type, after);
+        if (is_definition(type) && subresource.empty()) {
+          apply::types_of_definition(after);
+          after["status"] = apply::definition_status(after, object_if(before, "status"));
+        }
         if (!context.managed_fields_recorded)
           apply::record_update(&before, after,
                                write_target(type, subresource, context.field_manager));
         return after;
       },
       context.dry_run);
+  if (is_definition(type) && subresource.empty() && !context.dry_run)
+    sync_definition(*updated, false);
+  return updated;
 }
 
 ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace_,
@@ -529,12 +581,12 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
   }
   if (options.dry_run) return {current, true};  // would be deleted now
   if (type.group.empty() && type.resource == "namespaces") {
-    for (const auto& other : table_.types()) {
-      if (!other.namespaced) continue;
-      const auto contents = store_.list(other, name);
+    for (const auto* other : served_types()) {
+      if (!other->namespaced) continue;
+      const auto contents = store_.list(*other, name);
       for (const auto& item : contents->items) {
         try {
-          store_.remove(other, item->namespace_, item->name);
+          store_.remove(*other, item->namespace_, item->name);
         } catch (const ApiError&) {
           // Already gone: a cascade got there first.
         }
@@ -542,6 +594,7 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
     }
   }
   auto deleted = store_.remove(type, namespace_, name, check);
+  if (is_definition(type)) sync_definition(*deleted, true);
   if (options.propagation_policy != "Orphan") cascade(deleted);
   return {deleted, true};
 }

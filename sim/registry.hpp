@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/apply/custom_resources.hpp"
 #include "sim/object_store.hpp"
 #include "sim/resource_table.hpp"
 
@@ -61,7 +62,16 @@ class Registry {
   Registry(Store& store, const ResourceTable& table);
 
   Store& store() { return store_; }
+  /// The built-in resources.
   const ResourceTable& table() const { return table_; }
+
+  /// A served resource: built-in, or defined by a CustomResourceDefinition; null when neither.
+  const ResourceType* find(std::string_view group, std::string_view version,
+                           std::string_view resource) const;
+  /// Every served resource type, the built-in ones first.
+  std::vector<const ResourceType*> served_types() const;
+  /// Changes whenever CustomResourceDefinitions add or remove served types.
+  std::uint64_t served_generation() const { return custom_.generation(); }
 
   /// Creates the namespaces every cluster has (default, kube-system, kube-public,
   /// kube-node-lease).
@@ -108,8 +118,13 @@ class Registry {
   void prepare_create(const ResourceType& type, std::string_view namespace_,
                       boost::json::object& object);
   void cascade(const ObjectPtr& owner);
+  /// After a CustomResourceDefinition was written or deleted: serve its types, and delete the
+  /// objects of types it no longer serves.
+  void sync_definition(const StoredObject& definition, bool deleted);
+  void remove_all(const ResourceType& type);
   Store& store_;
   const ResourceTable& table_;
+  apply::CustomResources custom_;
 };
 
 /// The default field manager for a User-Agent: the part before the first '/'.

@@ -129,6 +129,12 @@ std::vector<ResourceType> builtin_types() {
   auto& rules_reviews = add(make("authorization.k8s.io", "selfsubjectrulesreviews",
                                  "selfsubjectrulesreview", "SelfSubjectRulesReview", false));
   rules_reviews.verbs = {"create"};
+  // Stored generically; each definition's versions become served types (Registry).
+  auto& definitions =
+      add(make("apiextensions.k8s.io", "customresourcedefinitions", "customresourcedefinition",
+               "CustomResourceDefinition", false, {"crd", "crds"}));
+  definitions.categories = {"api-extensions"};
+  definitions.subresources = {status_of("apiextensions.k8s.io", "CustomResourceDefinition")};
   const std::string rbac = "rbac.authorization.k8s.io";
   add(make(rbac, "roles", "role", "Role", true));
   add(make(rbac, "rolebindings", "rolebinding", "RoleBinding", true));

@@ -422,3 +422,48 @@ TEST_CASE("fieldValidation: Strict refuses unknown top-level and metadata fields
             .status == 201);
   CHECK(call(port, "GET", kConfigMaps + "?fieldValidation=Loose").status == 200);
 }
+
+TEST_CASE("a CustomResourceDefinition serves its kind until it is deleted") {
+  rg::sim::Server server;
+  auto port = server.port();
+  const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  const std::string monitors = "/apis/monitoring.coreos.com/v1/namespaces/default/servicemonitors";
+  CHECK(call(port, "GET", monitors).status == 404);
+  auto defined = call(port, "POST", crds,
+                      R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+          "metadata":{"name":"servicemonitors.monitoring.coreos.com"},
+          "spec":{"group":"monitoring.coreos.com","scope":"Namespaced",
+                  "names":{"plural":"servicemonitors","singular":"servicemonitor","kind":"ServiceMonitor","shortNames":["smon"]},
+                  "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},
+                               "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})");
+  REQUIRE(defined.status == 201);
+  auto status = defined.json().at("status");
+  CHECK(status.at("conditions").at(1).at("type") == "Established");
+  CHECK(status.at("conditions").at(1).at("status") == "True");
+  CHECK(status.at("acceptedNames").at("listKind") == "ServiceMonitorList");
+  CHECK(status.at("storedVersions") == json::parse(R"(["v1"])"));
+
+  auto group = call(port, "GET", "/apis/monitoring.coreos.com/v1");
+  REQUIRE(group.status == 200);
+  CHECK(group.json().at("resources").at(0).at("kind") == "ServiceMonitor");
+  CHECK(call(port, "GET", "/apis").body.find("monitoring.coreos.com") != std::string::npos);
+
+  auto monitor = apply(port, monitors + "/web",
+                       "apiVersion: monitoring.coreos.com/v1\nkind: ServiceMonitor\nmetadata:\n  "
+                       "name: web\nspec:\n  endpoints:\n  - port: metrics\n",
+                       "fieldManager=helm");
+  REQUIRE(monitor.status == 201);
+  CHECK(monitor.json().at("spec").at("endpoints").at(0).at("port") == "metrics");
+  auto list = call(port, "GET", monitors).json();
+  CHECK(list.at("kind") == "ServiceMonitorList");
+  CHECK(list.at("items").as_array().size() == 1);
+
+  REQUIRE(call(port, "DELETE", crds + "/servicemonitors.monitoring.coreos.com").status == 200);
+  CHECK(call(port, "GET", monitors).status == 404);
+  CHECK(call(port, "GET", "/apis/monitoring.coreos.com/v1").status == 404);
+
+  auto no_versions = call(port, "POST", crds,
+                          R"({"metadata":{"name":"xs.example.com"},"spec":{"group":"example.com",
+                              "scope":"Cluster","names":{"plural":"xs","kind":"X"},"versions":[]}})");
+  CHECK(no_versions.status == 422);
+}

@@ -128,4 +128,36 @@ out=$(h uninstall rg --namespace guard 2>&1) || fail "helm uninstall: $out"
 expect "helm uninstall" "release \"rg\" uninstalled" "$out"
 out=$(k -n guard get deploy,svc,sa,secrets -o name 2>&1)
 [[ $out != *rg-replica-guard* && $out != *sh.helm.release* ]] || fail "left after uninstall: $out"
+# --- CustomResourceDefinitions: with the Prometheus Operator's kinds served, the chart's
+# Capabilities check renders its ServiceMonitor and PrometheusRule ---
+for kind in ServiceMonitor PrometheusRule; do
+  plural=$(tr '[:upper:]' '[:lower:]' <<<"$kind")s
+  cat >"$work/crd-$plural.yaml" <<YAML
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: $plural.monitoring.coreos.com
+spec:
+  group: monitoring.coreos.com
+  scope: Namespaced
+  names: {plural: $plural, kind: $kind}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+YAML
+  out=$(k apply -f "$work/crd-$plural.yaml" 2>&1) || fail "apply CRD $plural: $out"
+done
+out=$(k get crd servicemonitors.monitoring.coreos.com -o jsonpath='{.status.conditions[?(@.type=="Established")].status}')
+[[ $out == True ]] || fail "CRD not Established: $out"
+out=$(h install mon "$chart" --namespace mon --create-namespace 2>&1) || fail "helm install with CRDs: $out"
+out=$(k -n mon get servicemonitors,prometheusrules -o name 2>&1)
+expect "helm rendered the ServiceMonitor" "servicemonitor.monitoring.coreos.com/mon-replica-guard" "$out"
+expect "helm rendered the PrometheusRule" "prometheusrule.monitoring.coreos.com/mon-replica-guard" "$out"
+out=$(h uninstall mon --namespace mon 2>&1) || fail "helm uninstall with CRDs: $out"
+k delete crd servicemonitors.monitoring.coreos.com >/dev/null
+# (kubectl's discovery cache may still map the kind: then the server answers 404.)
+out=$(k get servicemonitors -A 2>&1) && fail "servicemonitors still served after the CRD is gone: $out"
 echo "PASS"
