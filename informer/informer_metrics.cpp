@@ -62,35 +62,37 @@ class CacheCollector final : public prometheus::Collectable {
 
 class PrometheusReflectorObserver final : public ReflectorObserver {
  public:
-  PrometheusReflectorObserver(prometheus::Counter& lists, prometheus::Counter& watches,
-                              prometheus::Counter& items, std::vector<prometheus::Counter*> relists,
-                              std::vector<prometheus::Counter*> events)
-      : lists_(lists),
-        watches_(watches),
-        items_(items),
-        relists_(std::move(relists)),
-        events_(std::move(events)) {}
+  struct Counters {
+    prometheus::Counter& lists;
+    prometheus::Counter& watches;
+    prometheus::Counter& items;
+    prometheus::Counter& consistency_checks;
+    prometheus::Counter& inconsistencies;
+    std::vector<prometheus::Counter*> relists;
+    std::vector<prometheus::Counter*> events;
+  };
+  explicit PrometheusReflectorObserver(Counters counters) : c_(std::move(counters)) {}
 
-  void on_list() override { lists_.Increment(); }
+  void on_list() override { c_.lists.Increment(); }
   void on_relist(std::string_view reason) override {
     for (std::size_t i = 0; i < std::size(kRelistReasons); ++i) {
-      if (reason == kRelistReasons[i]) relists_[i]->Increment();
+      if (reason == kRelistReasons[i]) c_.relists[i]->Increment();
     }
   }
-  void on_watch() override { watches_.Increment(); }
+  void on_watch() override { c_.watches.Increment(); }
   void on_event(client::WatchEventType type) override {
     for (std::size_t i = 0; i < std::size(kEventTypes); ++i) {
-      if (type == kEventTypes[i]) events_[i]->Increment();
+      if (type == kEventTypes[i]) c_.events[i]->Increment();
     }
   }
-  void on_items(std::size_t count) override { items_.Increment(static_cast<double>(count)); }
+  void on_items(std::size_t count) override { c_.items.Increment(static_cast<double>(count)); }
+  void on_consistency_check(std::size_t inconsistencies) override {
+    c_.consistency_checks.Increment();
+    c_.inconsistencies.Increment(static_cast<double>(inconsistencies));
+  }
 
  private:
-  prometheus::Counter& lists_;
-  prometheus::Counter& watches_;
-  prometheus::Counter& items_;
-  std::vector<prometheus::Counter*> relists_;
-  std::vector<prometheus::Counter*> events_;
+  Counters c_;
 };
 
 }  // namespace
@@ -117,12 +119,23 @@ struct InformerMetrics::Families {
                   .Name("reflector_items_total")
                   .Help("Objects received in lists")
                   .Register(registry)),
+        consistency_checks(prometheus::BuildCounter()
+                               .Name("informer_cache_consistency_checks_total")
+                               .Help("Cache consistency checks completed (cache against a LIST)")
+                               .Register(registry)),
+        inconsistencies(prometheus::BuildCounter()
+                            .Name("informer_cache_inconsistencies_total")
+                            .Help("Objects whose cached state was confirmed to differ from the "
+                                  "server's by a consistency check")
+                            .Register(registry)),
         cache(std::make_shared<CacheCollector>()) {}
   prometheus::Family<prometheus::Counter>& lists;
   prometheus::Family<prometheus::Counter>& watches;
   prometheus::Family<prometheus::Counter>& relists;
   prometheus::Family<prometheus::Counter>& events;
   prometheus::Family<prometheus::Counter>& items;
+  prometheus::Family<prometheus::Counter>& consistency_checks;
+  prometheus::Family<prometheus::Counter>& inconsistencies;
   std::shared_ptr<CacheCollector> cache;
 };
 
@@ -139,9 +152,11 @@ std::shared_ptr<ReflectorObserver> InformerMetrics::observer(const std::string& 
     events.push_back(
         &f.events.Add({{"resource", resource}, {"type", std::string(client::to_string(type))}}));
   }
-  return std::make_shared<PrometheusReflectorObserver>(
-      f.lists.Add({{"resource", resource}}), f.watches.Add({{"resource", resource}}),
-      f.items.Add({{"resource", resource}}), std::move(relists), std::move(events));
+  const prometheus::Labels labels{{"resource", resource}};
+  return std::make_shared<PrometheusReflectorObserver>(PrometheusReflectorObserver::Counters{
+      f.lists.Add(labels), f.watches.Add(labels), f.items.Add(labels),
+      f.consistency_checks.Add(labels), f.inconsistencies.Add(labels), std::move(relists),
+      std::move(events)});
 }
 
 void InformerMetrics::track_cache(const std::string& resource, std::function<std::size_t()> size,

@@ -28,17 +28,11 @@
 #include "client/watch/list_decoder.hpp"
 #include "client/watch/watch_decoder.hpp"
 #include "informer/delta_fifo.hpp"
+#include "informer/list_watch_scope.hpp"
 #include "informer/reflector_observer.hpp"
 #include "informer/reflector_state.hpp"
 
 namespace rg::informer {
-
-/// What to list and watch.
-struct ListWatchScope {
-  client::ResourceRef resource;  ///< e.g. resources::pods() or resources::pods().in("shop")
-  std::string label_selector;
-  std::string field_selector;
-};
 
 /// The reflector's health as wait_for_cache_sync and /readyz report it.
 struct ReflectorStatus {

@@ -1,6 +1,6 @@
 // ReflectorObserver: what a Reflector reports as it works (lists, watches, events, items,
-// relists, health), for metrics. The default does nothing; informer_metrics.hpp exports them to
-// Prometheus with fixed label sets.
+// relists, health, cache consistency checks), for metrics. The default does nothing;
+// informer_metrics.hpp exports them to Prometheus with fixed label sets.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +28,8 @@ class ReflectorObserver {
   /// A complete (re)list of `count` objects replaced the store.
   virtual void on_list_synced(std::size_t /*count*/) {}
   virtual void on_health(reflector::Health /*health*/) {}
+  /// A cache consistency check completed, confirming `inconsistencies` differing objects.
+  virtual void on_consistency_check(std::size_t /*inconsistencies*/) {}
 };
 
 }  // namespace rg::informer

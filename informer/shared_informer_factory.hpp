@@ -20,10 +20,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <typeindex>
 #include <vector>
 
+#include "informer/consistency_checker.hpp"
 #include "informer/shared_index_informer.hpp"
 
 namespace rg::informer {
@@ -41,6 +43,9 @@ struct SharedInformerFactoryOptions {
   std::size_t fifo_capacity = 100'000;
   /// Makes each reflector's observer (metrics), given the informer's name; may be empty.
   std::function<std::shared_ptr<ReflectorObserver>(const std::string& name)> observer;
+  /// When set, every informer's cache is checked against a fresh LIST periodically (see
+  /// consistency_checker.hpp); the observer hears of each check.
+  std::optional<ConsistencyCheckOptions> consistency_check;
 };
 
 /// Why an informer is or is not synced, as wait_for_cache_sync reports it.
@@ -83,7 +88,8 @@ class SharedInformerFactory {
     auto& slot = informers_[key];
     if (!slot) {
       auto observer = options_.observer ? options_.observer(name) : nullptr;
-      slot = std::make_unique<Holder<T>>(client_, std::move(informer_options), std::move(observer));
+      slot = std::make_unique<Holder<T>>(client_, std::move(informer_options), std::move(observer),
+                                         options_.consistency_check);
     }
     return static_cast<Holder<T>&>(*slot).informer;
   }
@@ -111,14 +117,29 @@ class SharedInformerFactory {
   template <KubeObject T>
   struct Holder final : Base {
     Holder(client::RestClient& client, typename SharedIndexInformer<T>::Options options,
-           std::shared_ptr<ReflectorObserver> observer)
-        : informer(client, std::move(options), std::move(observer)) {}
-    boost::asio::awaitable<void> run() override { return informer.run(); }
+           std::shared_ptr<ReflectorObserver> observer,
+           const std::optional<ConsistencyCheckOptions>& consistency_check)
+        : informer(client, options, observer) {
+      if (consistency_check) {
+        auto snapshot = [this] { return cache_state(informer.indexer()); };
+        checker.emplace(client, std::move(options.scope), std::move(options.name),
+                        std::move(snapshot), *consistency_check, std::move(observer));
+      }
+    }
+    boost::asio::awaitable<void> run() override { return checker ? run_checked() : informer.run(); }
+    // The informer and its consistency checker, until cancelled.
+    boost::asio::awaitable<void> run_checked() {
+      using namespace boost::asio::experimental::awaitable_operators;
+      auto informing = informer.run();
+      auto checking = checker->run();
+      co_await (std::move(informing) || std::move(checking));
+    }
     CacheSyncResult state() const override {
       const ReflectorStatus status = informer.status();
       return {informer.name(), informer.has_synced(), status.health, status.message};
     }
     SharedIndexInformer<T> informer;
+    std::optional<CacheConsistencyChecker> checker;
   };
   struct Running;
 

@@ -83,12 +83,18 @@ class CountingObserver final : public ReflectorObserver {
   void on_items(std::size_t count) override { items += count; }
   void on_list_synced(std::size_t /*count*/) override { ++list_syncs; }
   void on_health(reflector::Health health) override { last_health = health; }
+  void on_consistency_check(std::size_t count) override {
+    ++consistency_checks;
+    inconsistencies += count;
+  }
 
   std::atomic<int> lists{0};
   std::atomic<int> watches{0};
   std::atomic<int> events{0};
   std::atomic<std::size_t> items{0};
   std::atomic<int> list_syncs{0};
+  std::atomic<int> consistency_checks{0};
+  std::atomic<std::size_t> inconsistencies{0};
   std::map<std::string, int> relists;
   reflector::Health last_health = reflector::Health::kHealthy;
 };
