@@ -1,16 +1,16 @@
-// Registry: create/update/delete rules per resource (see registry.hpp).
+// Registry: create/update/delete of objects (see registry.hpp); the per-kind rules it applies
+// live in sim/apply/strategy.
 #include "sim/registry.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 
 #include "client/labels/label_selector.hpp"
 #include "sim/api_error.hpp"
 #include "sim/apply/field_manager.hpp"
+#include "sim/apply/strategy.hpp"
 
 namespace rg::sim {
 namespace {
@@ -33,152 +33,6 @@ const json::object* object_if(const json::object& parent, std::string_view key) 
   return value != nullptr ? value->if_object() : nullptr;
 }
 
-bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-bool is_dns_label(std::string_view name, bool letter_first) {
-  if (name.empty() || name.size() > 63 || !is_alnum(name.back())) return false;
-  if (letter_first ? !(name.front() >= 'a' && name.front() <= 'z') : !is_alnum(name.front()))
-    return false;
-  return std::all_of(name.begin(), name.end(), [](char c) { return is_alnum(c) || c == '-'; });
-}
-
-bool is_dns_subdomain(std::string_view name) {
-  if (name.empty() || name.size() > 253) return false;
-  std::size_t start = 0;
-  for (;;) {
-    auto dot = name.find('.', start);
-    auto label = name.substr(start, dot == std::string_view::npos ? dot : dot - start);
-    if (label.empty() || !is_alnum(label.front()) || !is_alnum(label.back())) return false;
-    if (!std::all_of(label.begin(), label.end(), [](char c) { return is_alnum(c) || c == '-'; }))
-      return false;
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-// The name rule of each kind (its strategy's ValidateObjectMeta name function): namespaces are
-// RFC 1123 labels, services RFC 1035 labels, RBAC objects path segments ("system:discovery"),
-// everything else RFC 1123 subdomains. Returns the error detail, "" when valid.
-std::string name_problem(const ResourceType& type, std::string_view name) {
-  if (type.group == "rbac.authorization.k8s.io") {
-    if (name == "." || name == "..")
-      return fmt::format("Invalid value: \"{}\": may not be '{}'", name, name);
-    for (char c : {'/', '%'})
-      if (name.find(c) != std::string_view::npos)
-        return fmt::format("Invalid value: \"{}\": may not contain '{}'", name, c);
-    return {};
-  }
-  if (type.group.empty() && type.resource == "namespaces") {
-    if (is_dns_label(name, false)) return {};
-    return fmt::format(
-        "Invalid value: \"{}\": a lowercase RFC 1123 label must consist of lower case alphanumeric "
-        "characters or '-', and must start and end with an alphanumeric character (e.g. "
-        "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')",
-        name);
-  }
-  if (type.group.empty() && type.resource == "services") {
-    if (is_dns_label(name, true)) return {};
-    return fmt::format(
-        "Invalid value: \"{}\": a DNS-1035 label must consist of lower case alphanumeric "
-        "characters or '-', start with an alphabetic character, and end with an alphanumeric "
-        "character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
-        "'[a-z]([-a-z0-9]*[a-z0-9])?')",
-        name);
-  }
-  if (is_dns_subdomain(name)) return {};
-  return fmt::format(
-      "Invalid value: \"{}\": a lowercase RFC 1123 subdomain must consist of lower case "
-      "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric "
-      "character (e.g. 'example.com', regex used for validation is "
-      "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
-      name);
-}
-
-void set_default(json::object& object, std::string_view key, json::value value) {
-  if (!object.contains(key)) object[key] = std::move(value);
-}
-
-// Defaults the API server applies (KK pkg/apis/*/v1/defaults.go), for the fields controllers
-// and kubectl read.
-void apply_defaults(const ResourceType& type, json::object& object) {
-  if (type.group == "apps" && (type.resource == "deployments" || type.resource == "replicasets" ||
-                               type.resource == "statefulsets")) {
-    auto& spec = object_at(object, "spec");
-    set_default(spec, "replicas", 1);
-    set_default(spec, "revisionHistoryLimit", 10);
-    if (type.resource == "deployments") {
-      set_default(spec, "progressDeadlineSeconds", 600);
-      auto& strategy = object_at(spec, "strategy");
-      set_default(strategy, "type", "RollingUpdate");
-      if (string_at(strategy, "type") == "RollingUpdate") {
-        auto& rolling = object_at(strategy, "rollingUpdate");
-        set_default(rolling, "maxUnavailable", "25%");
-        set_default(rolling, "maxSurge", "25%");
-      }
-    }
-  }
-  if (type.group.empty() && type.resource == "pods") {
-    auto& spec = object_at(object, "spec");
-    set_default(spec, "restartPolicy", "Always");
-    set_default(spec, "terminationGracePeriodSeconds", 30);
-    set_default(spec, "dnsPolicy", "ClusterFirst");
-    set_default(spec, "serviceAccountName", "default");
-    set_default(spec, "schedulerName", "default-scheduler");
-    set_default(spec, "enableServiceLinks", true);
-    set_default(spec, "priority", 0);
-    // DefaultTolerationSeconds admission: tolerate not-ready/unreachable for 300 s.
-    auto& tolerations = spec["tolerations"];
-    if (!tolerations.is_array()) tolerations = json::array();
-    for (std::string_view key :
-         {"node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"}) {
-      bool present = false;
-      for (const auto& toleration : tolerations.get_array())
-        if (toleration.is_object() && string_at(toleration.get_object(), "key") == key &&
-            string_at(toleration.get_object(), "effect") == "NoExecute")
-          present = true;
-      if (!present)
-        tolerations.get_array().push_back(json::object{{"key", key},
-                                                       {"operator", "Exists"},
-                                                       {"effect", "NoExecute"},
-                                                       {"tolerationSeconds", 300}});
-    }
-  }
-}
-
-bool is_definition(const ResourceType& type) {
-  return type.group == "apiextensions.k8s.io" && type.resource == "customresourcedefinitions";
-}
-
-// Status a create may not set (PrepareForCreate of the workload and pod strategies).
-void reset_status_on_create(const ResourceType& type, json::object& object) {
-  if (type.group == "apps" || type.group == "batch") {
-    object["status"] = json::object();
-  } else if (type.group.empty() && type.resource == "pods") {
-    object["status"] = json::object{{"phase", "Pending"}};
-  } else if (type.group.empty() && type.resource == "namespaces") {
-    object["status"] = json::object{{"phase", "Active"}};
-  }
-}
-
-void validate(const ResourceType& type, const json::object& object) {
-  std::vector<FieldError> problems;
-  const auto* metadata = object_if(object, "metadata");
-  std::string name = metadata != nullptr ? string_at(*metadata, "name") : "";
-  if (type.group == "apps" && type.resource != "daemonsets") {
-    const auto* spec = object_if(object, "spec");
-    if (spec == nullptr || object_if(*spec, "selector") == nullptr)
-      problems.push_back({"FieldValueRequired", "spec.selector", "Required value"});
-    if (spec != nullptr) {
-      const auto* replicas = spec->if_contains("replicas");
-      if (replicas != nullptr && replicas->is_int64() && replicas->get_int64() < 0)
-        problems.push_back({"FieldValueInvalid", "spec.replicas",
-                            fmt::format("Invalid value: {}: must be greater than or equal to 0",
-                                        replicas->get_int64())});
-    }
-  }
-  if (!problems.empty()) throw errors::invalid(type.group, type.kind, name, problems);
-}
-
 bool spec_changed(const json::object& before, const json::object& after) {
   const auto* a = before.if_contains("spec");
   const auto* b = after.if_contains("spec");
@@ -196,34 +50,6 @@ std::string selector_string(const json::object& deployment) {
   } catch (const std::exception&) {
     return {};
   }
-}
-
-// The grace period a DELETE gives a pod (the pod strategy's CheckGracefulDelete): the request's
-// gracePeriodSeconds, else spec.terminationGracePeriodSeconds; 0 for a pod no kubelet runs
-// (unscheduled) or that has finished.
-std::int64_t pod_grace_period(const json::object& pod, const DeleteOptions& options) {
-  const auto* spec = object_if(pod, "spec");
-  const auto* status = object_if(pod, "status");
-  if (spec == nullptr || string_at(*spec, "nodeName").empty()) return 0;
-  const std::string phase = status != nullptr ? string_at(*status, "phase") : "";
-  if (phase == "Succeeded" || phase == "Failed") return 0;
-  std::int64_t grace = 30;
-  if (const auto* value = spec->if_contains("terminationGracePeriodSeconds");
-      value != nullptr && value->is_int64())
-    grace = value->get_int64();
-  if (options.grace_period_seconds) grace = *options.grace_period_seconds;
-  return std::max<std::int64_t>(grace, 0);
-}
-
-// RFC 3339 UTC `seconds` from now: a graceful deletion's deletionTimestamp.
-std::string rfc3339_in(std::int64_t seconds) {
-  const auto when = std::chrono::system_clock::now() + std::chrono::seconds(seconds);
-  const std::time_t time = std::chrono::system_clock::to_time_t(when);
-  std::tm utc{};
-  gmtime_r(&time, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
 }
 
 }  // namespace
@@ -296,7 +122,7 @@ ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_
   if (!context.managed_fields_recorded)
     apply::record_update(nullptr, object, write_target(type, "", context.field_manager));
   auto created = store_.create(type, std::move(object), context.dry_run);
-  if (is_definition(type) && !context.dry_run) sync_definition(*created, false);
+  if (apply::is_definition(type) && !context.dry_run) sync_definition(*created, false);
   return created;
 }
 
@@ -373,17 +199,17 @@ void Registry::prepare_create(const ResourceType& type, std::string_view namespa
                           {{"FieldValueRequired", "metadata.name",
                             "Required value: name or generateName is required"}});
   if (!name.empty())
-    if (auto problem = name_problem(type, name); !problem.empty())
+    if (auto problem = apply::name_problem(type, name); !problem.empty())
       throw errors::invalid(type.group, type.kind, name,
                             {{"FieldValueInvalid", "metadata.name", problem}});
   for (auto field : {"uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
                      "deletionGracePeriodSeconds", "selfLink"})
     metadata.erase(field);
   if (object.contains("spec")) metadata["generation"] = 1;
-  reset_status_on_create(type, object);
-  apply_defaults(type, object);
-  validate(type, object);
-  if (is_definition(type)) {
+  apply::reset_status_on_create(type, object);
+  apply::apply_defaults(type, object);
+  apply::validate(type, object);
+  if (apply::is_definition(type)) {
     apply::types_of_definition(object);  // 422 for a definition that serves nothing
     object["status"] = apply::definition_status(object, nullptr);
   }
@@ -444,7 +270,7 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
             else
               meta.erase(field);
           }
-          apply_defaults(type, after);
+          apply::apply_defaults(type, after);
         }
         if (spec_changed(before, after)) {
           auto& meta = object_at(after, "metadata");
@@ -453,8 +279,8 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
               generation != nullptr && generation->is_int64() ? generation->get_int64() + 1 : 1;
           meta["generation"] = next;
         }
-        validate(type, after);
-        if (is_definition(type) && subresource.empty()) {
+        apply::validate(type, after);
+        if (apply::is_definition(type) && subresource.empty()) {
           apply::types_of_definition(after);
           after["status"] = apply::definition_status(after, object_if(before, "status"));
         }
@@ -464,7 +290,7 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
         return after;
       },
       context.dry_run);
-  if (is_definition(type) && subresource.empty() && !context.dry_run)
+  if (apply::is_definition(type) && subresource.empty() && !context.dry_run)
     sync_definition(*updated, false);
   return updated;
 }
@@ -555,8 +381,9 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
   const auto* finalizers = existing.at("metadata").as_object().if_contains("finalizers");
   const bool has_finalizers =
       finalizers != nullptr && finalizers->is_array() && !finalizers->get_array().empty();
-  const std::int64_t grace =
-      type.group.empty() && type.resource == "pods" ? pod_grace_period(existing, options) : 0;
+  const std::int64_t grace = type.group.empty() && type.resource == "pods"
+                                 ? apply::pod_grace_period(existing, options.grace_period_seconds)
+                                 : 0;
   if (has_finalizers || grace > 0) {
     // Graceful: mark it. Whoever owns the finalizers removes them, a pod's kubelet deletes it
     // once its containers stopped; the store deletes it then. A shorter grace period than the
@@ -570,7 +397,7 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
           const bool shorter =
               running != nullptr && running->is_int64() && grace < running->get_int64();
           if (!metadata.contains("deletionTimestamp") || shorter) {
-            metadata["deletionTimestamp"] = rfc3339_in(grace);
+            metadata["deletionTimestamp"] = apply::rfc3339_in(grace);
             metadata["deletionGracePeriodSeconds"] = grace;
           }
           return object;
@@ -594,7 +421,7 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
     }
   }
   auto deleted = store_.remove(type, namespace_, name, check);
-  if (is_definition(type)) sync_definition(*deleted, true);
+  if (apply::is_definition(type)) sync_definition(*deleted, true);
   if (options.propagation_policy != "Orphan") cascade(deleted);
   return {deleted, true};
 }
