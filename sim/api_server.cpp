@@ -100,6 +100,17 @@ DeleteOptions delete_options(const HttpRequest& request) {
   return options;
 }
 
+// A boolean query parameter as Go's strconv.ParseBool reads it (absent: false).
+bool bool_param(const HttpRequest& request, std::string_view name) {
+  const auto value = request.param(name);
+  if (!value) return false;
+  for (std::string_view yes : {"1", "t", "T", "true", "TRUE", "True"})
+    if (*value == yes) return true;
+  for (std::string_view no : {"0", "f", "F", "false", "FALSE", "False"})
+    if (*value == no) return false;
+  throw errors::bad_request(fmt::format("{}: invalid boolean \"{}\"", name, *value));
+}
+
 // Warning headers (RFC 7234 299 warnings), as the API server's warning filter writes them.
 void add_warnings(HttpResponse& response, const std::vector<std::string>& warnings) {
   for (const auto& warning : warnings) response.headers.emplace_back("Warning", warning);
@@ -246,7 +257,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
         throw errors::bad_request("an apply configuration must be an object");
       ApplyOptions options;
       options.field_manager = std::string(request.param("fieldManager").value_or(""));
-      options.force = request.param("force").value_or("false") == "true";
+      options.force = bool_param(request, "force");
       options.dry_run = dry_run(request, "PatchOptions");
       const auto warnings =
           apply::validate_fields(field_validation, type, configuration.get_object());

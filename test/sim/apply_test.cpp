@@ -101,7 +101,7 @@ TEST_CASE("apply merges managers, conflicts name the owner, force takes the fiel
   CHECK(call(port, "GET", kConfigMaps + "/cfg").json().at("data").at("b") == "2");
 
   auto forced = apply(port, kConfigMaps + "/cfg", cm_config("  b: \"9\"\n  c: \"3\"\n"),
-                      "fieldManager=bob&force=true");
+                      "fieldManager=bob&force=True");
   REQUIRE(forced.status == 200);
   CHECK(forced.json().at("data").at("b") == "9");
   CHECK(entry(forced.json(), "alice")->at("fieldsV1") == json::parse(R"({"f:data":{"f:a":{}}})"));
@@ -218,6 +218,8 @@ TEST_CASE("apply needs a field manager, apiVersion and kind, and refuses force e
       apply(port, kConfigMaps + "/cfg",
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", "fieldManager=x");
   CHECK(other_name.status == 400);
+  CHECK(apply(port, kConfigMaps + "/cfg", cm_config("  a: b\n"), "fieldManager=x&force=maybe")
+            .status == 400);
   auto forced_merge = call(port, "PATCH", kConfigMaps + "/cfg?force=true", "{}",
                            {{"Content-Type", "application/merge-patch+json"}});
   CHECK(forced_merge.status == 422);
