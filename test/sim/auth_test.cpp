@@ -604,6 +604,36 @@ TEST_CASE("bound tokens: the object must exist, a Pod must run as the ServiceAcc
         R"(recreated)");
 }
 
+TEST_CASE("forged ServiceAccount tokens are refused") {
+  Cluster cluster;
+  const auto token = cluster.token();
+  CHECK(call(cluster.port(), "GET", "/api", "", bearer(token)).status == 200);
+  const auto first_dot = token.find('.');
+  const auto last_dot = token.rfind('.');
+  // The same claims for another ServiceAccount, with the original signature.
+  std::string payload = token.substr(first_dot + 1, last_dot - first_dot - 1);
+  payload[payload.size() / 2] = payload[payload.size() / 2] == 'A' ? 'B' : 'A';
+  const std::string tampered = token.substr(0, first_dot + 1) + payload + token.substr(last_dot);
+  // An unsigned token (alg none) and a token of another kube-sim with the same claims.
+  const std::string unsigned_token = token.substr(0, last_dot + 1);
+  rg::sim::Server other(secured(false));
+  REQUIRE(call(other.port(), "POST", "/api/v1/namespaces", R"({"metadata":{"name":"team"}})",
+               bearer(other.admin_token()))
+              .status == 201);
+  REQUIRE(call(other.port(), "POST", "/api/v1/namespaces/team/serviceaccounts",
+               R"({"metadata":{"name":"sa"}})", bearer(other.admin_token()))
+              .status == 201);
+  const auto foreign =
+      str(call(other.port(), "POST", "/api/v1/namespaces/team/serviceaccounts/sa/token",
+               R"({"spec":{}})", bearer(other.admin_token()))
+              .json()
+              .at("status")
+              .at("token"));
+  for (const auto& forged : {tampered, unsigned_token, foreign, token + "x", std::string("a.b.c"),
+                             std::string(".."), other.admin_token()})
+    CHECK_MESSAGE(call(cluster.port(), "GET", "/api", "", bearer(forged)).status == 401, forged);
+}
+
 TEST_CASE("the default in-process server has no authentication but answers the auth APIs") {
   rg::sim::Server server;
   CHECK(server.address().starts_with("http://"));
