@@ -85,6 +85,7 @@ class Reflector {
         for (reflector::Action& action : machine_.step(std::move(input))) {
           if (!co_await perform(std::move(action))) co_return;  // the FIFO was closed
         }
+        publish_last_sync();  // also after steps without actions (a bookmark)
       }
       auto request = next_from_request();
       auto timer = next_from_timer();
@@ -149,11 +150,13 @@ class Reflector {
       std::lock_guard lock(status_mutex_);
       status_ = {report->health, report->message};
     }
-    if (!machine_.last_sync_resource_version().empty()) {
-      std::lock_guard lock(status_mutex_);
-      last_sync_rv_ = machine_.last_sync_resource_version();
-    }
     co_return !fifo_.is_closed();
+  }
+
+  void publish_last_sync() {
+    if (machine_.last_sync_resource_version().empty()) return;
+    std::lock_guard lock(status_mutex_);
+    last_sync_rv_ = machine_.last_sync_resource_version();
   }
 
   // A (streaming or paginated) list after the first sync begins: counted once per round, however
