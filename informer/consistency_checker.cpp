@@ -128,16 +128,19 @@ boost::asio::awaitable<void> CacheConsistencyChecker::sleep(std::chrono::millise
 
 boost::asio::awaitable<std::vector<CacheDifference>> CacheConsistencyChecker::check() {
   const CacheState first_server = co_await list_server();
-  const std::vector<CacheDifference> first = compare_cache(cache_(), first_server);
+  const std::optional<CacheState> first_cache = cache_();
+  if (!first_cache) co_return std::vector<CacheDifference>{};
+  const std::vector<CacheDifference> first = compare_cache(*first_cache, first_server);
   std::vector<CacheDifference> differences;
-  std::size_t cached = 0;
+  std::size_t cached = first_cache->size();
   std::size_t listed = first_server.size();
   if (!first.empty()) {
     co_await sleep(options_.confirm_after);
     const CacheState second_server = co_await list_server();
-    const CacheState second_cache = cache_();
-    differences = confirmed(first, compare_cache(second_cache, second_server));
-    cached = second_cache.size();
+    const std::optional<CacheState> second_cache = cache_();
+    if (!second_cache) co_return std::vector<CacheDifference>{};
+    differences = confirmed(first, compare_cache(*second_cache, second_server));
+    cached = second_cache->size();
     listed = second_server.size();
   }
   report(differences, cached, listed);

@@ -17,6 +17,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,7 +72,9 @@ CacheState cache_state(const Indexer<T>& indexer) {
 
 class CacheConsistencyChecker {
  public:
-  using Snapshot = std::function<CacheState()>;
+  /// The cache's state, or nullopt while it is not worth checking (not synced yet, or the
+  /// reflector is failing -- a problem reported already): the check is then skipped.
+  using Snapshot = std::function<std::optional<CacheState>()>;
 
   /// `cache` snapshots the informer's cache; `name` labels logs and metrics ("pods").
   /// Throws std::invalid_argument for a non-positive period, confirm_after or page size.
@@ -80,7 +83,8 @@ class CacheConsistencyChecker {
                           std::shared_ptr<ReflectorObserver> observer);
 
   /// One check (two LISTs, confirm_after apart); returns the confirmed differences, after
-  /// logging them and telling the observer. Throws what the LISTs throw.
+  /// logging them and telling the observer (nothing when skipped: see Snapshot). Throws what
+  /// the LISTs throw.
   boost::asio::awaitable<std::vector<CacheDifference>> check();
 
   /// check() every period until cancelled. A failed LIST is logged; the next period retries.

@@ -15,6 +15,10 @@ namespace rg::informer {
 namespace {
 
 constexpr const char* kRelistReasons[] = {"expired", "watch_list_fallback", "error"};
+// The reflector's failure kinds (Health other than healthy), as reflector_failures_total{reason}.
+constexpr reflector::Health kFailures[] = {
+    reflector::Health::kForbidden, reflector::Health::kUnauthorized, reflector::Health::kThrottled,
+    reflector::Health::kFailing};
 constexpr client::WatchEventType kEventTypes[] = {
     client::WatchEventType::Added, client::WatchEventType::Modified,
     client::WatchEventType::Deleted, client::WatchEventType::Bookmark};
@@ -70,6 +74,7 @@ class PrometheusReflectorObserver final : public ReflectorObserver {
     prometheus::Counter& inconsistencies;
     std::vector<prometheus::Counter*> relists;
     std::vector<prometheus::Counter*> events;
+    std::vector<prometheus::Counter*> failures;
   };
   explicit PrometheusReflectorObserver(Counters counters) : c_(std::move(counters)) {}
 
@@ -86,6 +91,11 @@ class PrometheusReflectorObserver final : public ReflectorObserver {
     }
   }
   void on_items(std::size_t count) override { c_.items.Increment(static_cast<double>(count)); }
+  void on_health(reflector::Health health) override {
+    for (std::size_t i = 0; i < std::size(kFailures); ++i) {
+      if (health == kFailures[i]) c_.failures[i]->Increment();
+    }
+  }
   void on_consistency_check(std::size_t inconsistencies) override {
     c_.consistency_checks.Increment();
     c_.inconsistencies.Increment(static_cast<double>(inconsistencies));
@@ -119,6 +129,11 @@ struct InformerMetrics::Families {
                   .Name("reflector_items_total")
                   .Help("Objects received in lists")
                   .Register(registry)),
+        failures(prometheus::BuildCounter()
+                     .Name("reflector_failures_total")
+                     .Help("Failed list/watch requests of reflectors, by reason (forbidden, "
+                           "unauthorized, throttled, failing)")
+                     .Register(registry)),
         consistency_checks(prometheus::BuildCounter()
                                .Name("informer_cache_consistency_checks_total")
                                .Help("Cache consistency checks completed (cache against a LIST)")
@@ -134,6 +149,7 @@ struct InformerMetrics::Families {
   prometheus::Family<prometheus::Counter>& relists;
   prometheus::Family<prometheus::Counter>& events;
   prometheus::Family<prometheus::Counter>& items;
+  prometheus::Family<prometheus::Counter>& failures;
   prometheus::Family<prometheus::Counter>& consistency_checks;
   prometheus::Family<prometheus::Counter>& inconsistencies;
   std::shared_ptr<CacheCollector> cache;
@@ -152,11 +168,16 @@ std::shared_ptr<ReflectorObserver> InformerMetrics::observer(const std::string& 
     events.push_back(
         &f.events.Add({{"resource", resource}, {"type", std::string(client::to_string(type))}}));
   }
+  std::vector<prometheus::Counter*> failures;
+  for (const auto health : kFailures) {
+    failures.push_back(&f.failures.Add(
+        {{"resource", resource}, {"reason", std::string(reflector::to_string(health))}}));
+  }
   const prometheus::Labels labels{{"resource", resource}};
   return std::make_shared<PrometheusReflectorObserver>(PrometheusReflectorObserver::Counters{
       f.lists.Add(labels), f.watches.Add(labels), f.items.Add(labels),
       f.consistency_checks.Add(labels), f.inconsistencies.Add(labels), std::move(relists),
-      std::move(events)});
+      std::move(events), std::move(failures)});
 }
 
 void InformerMetrics::track_cache(const std::string& resource, std::function<std::size_t()> size,

@@ -1,9 +1,9 @@
 // InformerMetrics: the informers' Prometheus metrics with fixed label sets --
 // reflector_lists_total, reflector_watches_total, reflector_relists_total{reason},
-// reflector_watch_events_total{type}, reflector_items_total, reflector_last_sync_resource_version,
-// informer_cache_objects, informer_cache_consistency_checks_total and
-// informer_cache_inconsistencies_total, all labelled by `resource`. observer(name) is what a
-// SharedInformerFactory hands each Reflector.
+// reflector_watch_events_total{type}, reflector_items_total, reflector_failures_total{reason},
+// reflector_last_sync_resource_version, informer_cache_objects,
+// informer_cache_consistency_checks_total and informer_cache_inconsistencies_total, all labelled by
+// `resource`. observer(name) is what a SharedInformerFactory hands each Reflector.
 #pragma once
 
 #include <prometheus/collectable.h>

@@ -27,6 +27,8 @@ class ReflectorObserver {
   virtual void on_items(std::size_t /*count*/) {}
   /// A complete (re)list of `count` objects replaced the store.
   virtual void on_list_synced(std::size_t /*count*/) {}
+  /// A request failed (the health says how: forbidden, unauthorized, throttled, failing), or the
+  /// reflector recovered (healthy).
   virtual void on_health(reflector::Health /*health*/) {}
   /// A cache consistency check completed, confirming `inconsistencies` differing objects.
   virtual void on_consistency_check(std::size_t /*inconsistencies*/) {}

@@ -121,7 +121,12 @@ class SharedInformerFactory {
            const std::optional<ConsistencyCheckOptions>& consistency_check)
         : informer(client, options, observer) {
       if (consistency_check) {
-        auto snapshot = [this] { return cache_state(informer.indexer()); };
+        auto snapshot = [this]() -> std::optional<CacheState> {
+          if (!informer.has_synced() || informer.status().health != reflector::Health::kHealthy) {
+            return std::nullopt;
+          }
+          return cache_state(informer.indexer());
+        };
         checker.emplace(client, std::move(options.scope), std::move(options.name),
                         std::move(snapshot), *consistency_check, std::move(observer));
       }

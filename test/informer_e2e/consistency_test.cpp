@@ -14,19 +14,6 @@ namespace {
 
 using Kind = CacheDifference::Kind;
 
-double counter_value(prometheus::Registry& registry, const std::string& family,
-                     const std::string& resource) {
-  for (const auto& f : registry.Collect()) {
-    if (f.name != family) continue;
-    for (const auto& metric : f.metric) {
-      for (const auto& label : metric.label) {
-        if (label.name == "resource" && label.value == resource) return metric.counter.value;
-      }
-    }
-  }
-  return -1;
-}
-
 // Breaks a cache behind its informer's back: one object dropped, one stale, one invented.
 void corrupt(Indexer<client::Pod>& cache) {
   cache.remove("default/pod-3");
@@ -93,6 +80,17 @@ TEST_CASE("a lagging cache is not reported: the second look finds it caught up")
   CHECK(observer->inconsistencies == 0);
 }
 
+TEST_CASE("a cache not worth checking (not synced, reflector failing) is skipped, not reported") {
+  Fixture f;
+  f.create_pods("default", 5);
+  auto observer = std::make_shared<CountingObserver>();
+  CacheConsistencyChecker checker(
+      f.client, {client::resources::pods(), "", ""}, "pods",
+      [] { return std::optional<CacheState>(); }, ConsistencyCheckOptions{}, observer);
+  CHECK(f.await(checker.check()).empty());
+  CHECK(observer->consistency_checks == 0);
+}
+
 TEST_CASE("a factory with consistency_check reports corruption in its metrics") {
   Fixture f;
   f.create_pods("default", 20);
@@ -113,14 +111,16 @@ TEST_CASE("a factory with consistency_check reports corruption in its metrics") 
   } shutdown{f, factory};
 
   REQUIRE(f.run_until([&] {
-    return pods.has_synced() &&
-           counter_value(registry, "informer_cache_consistency_checks_total", "pods") >= 2;
+    return pods.has_synced() && counter_value(registry, "informer_cache_consistency_checks_total",
+                                              {{"resource", "pods"}}) >= 2;
   }));
-  CHECK(counter_value(registry, "informer_cache_inconsistencies_total", "pods") == 0);
+  CHECK(counter_value(registry, "informer_cache_inconsistencies_total", {{"resource", "pods"}}) ==
+        0);
 
   corrupt(pods.indexer());
   REQUIRE(f.run_until([&] {
-    return counter_value(registry, "informer_cache_inconsistencies_total", "pods") >= 3;
+    return counter_value(registry, "informer_cache_inconsistencies_total",
+                         {{"resource", "pods"}}) >= 3;
   }));
 }
 

@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 
+#include "informer/informer_metrics.hpp"
 #include "informer/shared_informer_factory.hpp"
 #include "test/informer_e2e/recorder.hpp"
 #include "test/informer_e2e/sim_fixture.hpp"
@@ -73,18 +74,25 @@ TEST_CASE("401/403 are surfaced with the server's reason, not as a bare timeout,
   deny.deny_resource = "pods";
   reflector::Health expected{};
   std::string reason;
+  std::string metric_reason;
   SUBCASE("403 Forbidden") {
     deny.deny_code = 403;
     expected = reflector::Health::kForbidden;
     reason = "cannot list resource \"pods\"";
+    metric_reason = "forbidden";
   }
   SUBCASE("401 Unauthorized") {
     deny.deny_code = 401;
     expected = reflector::Health::kUnauthorized;
     reason = "Unauthorized";
+    metric_reason = "unauthorized";
   }
   f.sim.set_interception(deny);
-  RunningFactory run(f, fast_factory());
+  prometheus::Registry registry;
+  InformerMetrics metrics(registry);
+  auto options = fast_factory();
+  options.observer = [&metrics](const std::string& name) { return metrics.observer(name); };
+  RunningFactory run(f, options);
   auto& pods = run.factory.informer_for<client::Pod>(kPods);
   run.start();
 
@@ -98,6 +106,8 @@ TEST_CASE("401/403 are surfaced with the server's reason, not as a bare timeout,
   CHECK(results[0].health == expected);
   CHECK_MESSAGE(results[0].message.find(reason) != std::string::npos, results[0].message);
   CHECK(pods.status().health == expected);
+  CHECK(counter_value(registry, "reflector_failures_total",
+                      {{"resource", "pods"}, {"reason", metric_reason}}) >= 1);
 
   f.sim.set_interception({});
   REQUIRE(f.run_until([&] { return run.state("pods")->synced; }));

@@ -72,7 +72,9 @@ struct InterceptingSim::Impl {
              }),
         faults(store, [this] { http.close_connections(); }),
         owner(owner) {
-    api = std::make_unique<sim::ApiServer>(registry, sim::ApiServerOptions{},
+    sim::ApiServerOptions api_options;
+    api_options.watch.bookmark_interval = kBookmarkInterval;
+    api = std::make_unique<sim::ApiServer>(registry, api_options,
                                            "127.0.0.1:" + std::to_string(http.port()));
     api->set_hook([this](sim::HttpRequest& request, sim::ResponseStream& stream) {
       return faults.intercept(request, stream);
@@ -286,6 +288,15 @@ std::string Fixture::set_pod_label(const std::string& namespace_, const std::str
       sim.store().update(pods_type(), namespace_, name, relabel)->resource_version);
 }
 
+std::string Fixture::create_config_map(const std::string& name) {
+  const auto& type = *sim::ResourceTable::builtin().find("", "v1", "configmaps");
+  json::object config_map{{"apiVersion", "v1"},
+                          {"kind", "ConfigMap"},
+                          {"metadata", {{"name", name}, {"namespace", "default"}}},
+                          {"data", {{"k", "v"}}}};
+  return std::to_string(sim.store().create(type, std::move(config_map))->resource_version);
+}
+
 void Fixture::delete_pod(const std::string& namespace_, const std::string& name) {
   sim.store().remove(pods_type(), namespace_, name);
 }
@@ -316,6 +327,22 @@ StateMap Fixture::server_state(const client::ResourceRef& resource,
     continue_token = meta ? std::string(meta->as_string()) : "";
   } while (!continue_token.empty());
   return state;
+}
+
+double counter_value(prometheus::Registry& registry, const std::string& family,
+                     const std::map<std::string, std::string>& labels) {
+  for (const auto& f : registry.Collect()) {
+    if (f.name != family) continue;
+    for (const auto& metric : f.metric) {
+      std::size_t matched = 0;
+      for (const auto& label : metric.label) {
+        auto it = labels.find(label.name);
+        if (it != labels.end() && it->second == label.value) ++matched;
+      }
+      if (matched == labels.size()) return metric.counter.value;
+    }
+  }
+  return -1;
 }
 
 StateMap cache_state(const Indexer<client::Pod>& cache) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <doctest/doctest.h>
+#include <prometheus/registry.h>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -49,6 +50,9 @@ struct Interception {
   bool drop_initial_events_end = false;  ///< swallow the k8s.io/initial-events-end bookmark
 };
 
+/// How often kube-sim sends BOOKMARK events on watches that ask for them.
+inline constexpr std::chrono::milliseconds kBookmarkInterval{100};
+
 /// kube-sim, plain HTTP on an ephemeral port, one io thread, with the interception layer.
 class InterceptingSim {
  public:
@@ -79,7 +83,9 @@ class CountingObserver final : public ReflectorObserver {
   void on_list() override { ++lists; }
   void on_relist(std::string_view reason) override { ++relists[std::string(reason)]; }
   void on_watch() override { ++watches; }
-  void on_event(client::WatchEventType /*type*/) override { ++events; }
+  void on_event(client::WatchEventType type) override {
+    ++(type == client::WatchEventType::Bookmark ? bookmarks : events);
+  }
   void on_items(std::size_t count) override { items += count; }
   void on_list_synced(std::size_t /*count*/) override { ++list_syncs; }
   void on_health(reflector::Health health) override { last_health = health; }
@@ -90,7 +96,8 @@ class CountingObserver final : public ReflectorObserver {
 
   std::atomic<int> lists{0};
   std::atomic<int> watches{0};
-  std::atomic<int> events{0};
+  std::atomic<int> events{0};  ///< ADDED, MODIFIED, DELETED
+  std::atomic<int> bookmarks{0};
   std::atomic<std::size_t> items{0};
   std::atomic<int> list_syncs{0};
   std::atomic<int> consistency_checks{0};
@@ -152,6 +159,8 @@ class Fixture {
   std::string set_pod_label(const std::string& namespace_, const std::string& name,
                             const std::string& key, const std::string& value);
   void delete_pod(const std::string& namespace_, const std::string& name);
+  /// A change of another resource type: moves the server's resourceVersion, no pod event.
+  std::string create_config_map(const std::string& name);
   /// Creates pod-0..pod-(count-1) in `namespace_`.
   void create_pods(const std::string& namespace_, int count,
                    const std::map<std::string, std::string>& labels = {});
@@ -237,6 +246,10 @@ class RunningInformer {
   std::shared_ptr<CountingObserver> observer;
   SharedIndexInformer<client::Pod> informer;
 };
+
+/// The value of counter `family` with these labels (among others) in `registry`; -1 if none.
+double counter_value(prometheus::Registry& registry, const std::string& family,
+                     const std::map<std::string, std::string>& labels);
 
 /// key -> resourceVersion of what a cache holds.
 StateMap cache_state(const Indexer<client::Pod>& cache);

@@ -81,6 +81,42 @@ TEST_CASE("every watch event reaches the cache first and then the handlers, in o
   run.require_consistent();
 }
 
+TEST_CASE("bookmarks advance the last synced resourceVersion without events") {
+  Fixture f;
+  f.create_pods("default", 10);
+  RunningInformer run(f, pod_informer_options());
+  Recorder recorder(run.cache());
+  run.add_event_handler("recorder", recorder.handler());
+  run.start();
+  REQUIRE(run.synced());
+  const std::string rv = f.create_config_map("elsewhere");
+  REQUIRE(f.run_until([&] { return run.informer.last_sync_resource_version() == rv; }));
+  CHECK(run.observer->events == 0);
+  CHECK(run.observer->bookmarks >= 1);
+  CHECK(recorder.updates.load() == 0);
+}
+
+TEST_CASE("watches rotate (timeoutSeconds) and resume without loss or relist") {
+  Fixture f;
+  f.create_pods("default", 50);
+  auto options = pod_informer_options();
+  options.reflector.min_watch_timeout = std::chrono::seconds(1);
+  RunningInformer run(f, options);
+  Recorder recorder(run.cache());
+  run.add_event_handler("recorder", recorder.handler());
+  run.start();
+  REQUIRE(run.synced());
+  int created = 0;
+  REQUIRE(f.run_until([&] {
+    f.create_pod("default", "rotating-" + std::to_string(created++));
+    return run.observer->watches >= 3;
+  }));
+  run.require_consistent();
+  CHECK(recorder.adds.load() == 50 + created);
+  CHECK(run.observer->relists.empty());
+  CHECK(run.observer->lists == 1);
+}
+
 TEST_CASE("a handler added after start first gets the cache as adds, then the changes") {
   Fixture f;
   f.create_pods("default", 50);
