@@ -469,3 +469,38 @@ TEST_CASE("a CustomResourceDefinition serves its kind until it is deleted") {
                               "scope":"Cluster","names":{"plural":"xs","kind":"X"},"versions":[]}})");
   CHECK(no_versions.status == 422);
 }
+
+TEST_CASE("updating a CustomResourceDefinition keeps the objects of the versions it still serves") {
+  rg::sim::Server server;
+  auto port = server.port();
+  const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+  auto definition = [](const std::string& versions) {
+    return R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+               "metadata":{"name":"widgets.example.com"},
+               "spec":{"group":"example.com","scope":"Cluster",
+                       "names":{"plural":"widgets","kind":"Widget"},"versions":)" +
+           versions + "}}";
+  };
+  REQUIRE(apply(port, crds + "/widgets.example.com",
+                definition(R"([{"name":"v1","served":true,"storage":true}])"), "fieldManager=x")
+              .status == 201);
+  REQUIRE(
+      call(port, "POST", "/apis/example.com/v1/widgets",
+           R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w"},"size":3})")
+          .status == 201);
+
+  auto both = apply(
+      port, crds + "/widgets.example.com",
+      definition(
+          R"([{"name":"v1","served":true,"storage":true},{"name":"v2","served":true,"storage":false}])"),
+      "fieldManager=x");
+  REQUIRE(both.status == 200);
+  CHECK(call(port, "GET", "/apis/example.com/v1/widgets/w").json().at("size") == 3);
+  CHECK(call(port, "GET", "/apis/example.com/v2/widgets").status == 200);
+
+  REQUIRE(apply(port, crds + "/widgets.example.com",
+                definition(R"([{"name":"v2","served":true,"storage":true}])"), "fieldManager=x")
+              .status == 200);
+  CHECK(call(port, "GET", "/apis/example.com/v1/widgets/w").status == 404);
+  CHECK(call(port, "GET", "/apis/example.com/v2/widgets").status == 200);
+}
