@@ -20,6 +20,7 @@
 #include "client/model/deployment.hpp"
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
+#include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/transport/cancellation.hpp"
 #include "informer/index_funcs.hpp"
@@ -32,6 +33,7 @@
 #include "operator/leader_election.hpp"
 #include "operator/logging.hpp"
 #include "operator/operator_metrics.hpp"
+#include "operator/permissions.hpp"
 #include "operator/process_collector.hpp"
 #include "operator/reconciler.hpp"
 #include "workqueue/metrics.hpp"
@@ -95,10 +97,7 @@ struct Manager::Impl {
         reconciler(Caches{deployments.indexer(), pods.indexer(), nodes.indexer(), {}}, writer,
                    events, &metrics, reconciler_config(), [this] { return may_write(); }) {
     if (options.leader_elect) {
-      std::string ns = options.leader_election_namespace;
-      if (ns.empty()) ns = pod_namespace();
-      if (ns.empty()) ns = "default";
-      lease = std::make_unique<RestLeaseLock>(client, ns, options.leader_election_id);
+      lease = std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
       elector = std::make_unique<LeaderElector>(
           *lease, LeaderElectionConfig{
                       .identity = instance,
@@ -148,6 +147,47 @@ struct Manager::Impl {
   }
 
   bool may_write() const { return !elector || elector->is_leader(); }
+
+  // --leader-election-namespace, else the pod's own namespace, else "default".
+  std::string lease_namespace() const {
+    if (!options.leader_election_namespace.empty()) return options.leader_election_namespace;
+    const std::string own = pod_namespace();
+    return own.empty() ? "default" : own;
+  }
+
+  // The startup self-check: until every permission the flags need is granted, the informers do
+  // not start (no silent empty caches) and /readyz names what is missing; checked again every
+  // 30 s, so granting it is enough. An API server that cannot answer the reviews is not a
+  // reason to stop: the informers then report what they are refused.
+  asio::awaitable<void> check_permissions() {
+    const auto wanted = required_permissions(options, lease_namespace());
+    for (;;) {
+      std::chrono::seconds retry{30};
+      try {
+        const auto missing = co_await missing_permissions(client, wanted);
+        if (missing.empty()) {
+          permission_problem.store(nullptr);
+          log(spdlog::level::info, "permissions checked",
+              {{"granted", std::to_string(wanted.size())}});
+          co_return;
+        }
+        const std::string message = missing_permissions_message(missing);
+        permission_problem.store(std::make_shared<const std::string>(message));
+        log(spdlog::level::err, message, {});
+      } catch (const client::ApiError& e) {
+        log(spdlog::level::warn, "the permission self-check cannot run; starting without it",
+            {{"error", e.what()}});
+        co_return;
+      } catch (const std::exception& e) {
+        if (client::is_cancellation(std::current_exception())) throw;
+        log(spdlog::level::warn, "the permission self-check failed; retrying",
+            {{"error", e.what()}});
+        retry = std::chrono::seconds(5);
+      }
+      asio::steady_timer timer(co_await asio::this_coro::executor, retry);
+      co_await timer.async_wait(asio::use_awaitable);
+    }
+  }
 
   void enqueue(const std::string& key) {
     if (auto q = queue.load()) q->add(key);
@@ -210,6 +250,10 @@ struct Manager::Impl {
   HttpReply readyz(std::string_view query) const {
     std::ostringstream body;
     bool ready = synced.load();
+    if (const auto problem = permission_problem.load()) {
+      ready = false;
+      body << "[-]permissions failed: " << *problem << '\n';
+    }
     for (const auto& result : factory.sync_state()) {
       if (result.synced) {
         body << "[+]informer-" << result.name << " ok\n";
@@ -335,6 +379,8 @@ struct Manager::Impl {
 
   asio::awaitable<void> work() {
     try {
+      co_await check_permissions();
+      factory.start(co_await asio::this_coro::executor);
       co_await wait_for_caches();
       synced = true;
       log(spdlog::level::info, "caches synced",
@@ -354,7 +400,6 @@ struct Manager::Impl {
 
   asio::awaitable<void> run() {
     register_handlers();
-    factory.start(co_await asio::this_coro::executor);
     std::exception_ptr failure;
     try {
       auto serving = serve_all();
@@ -389,6 +434,7 @@ struct Manager::Impl {
   std::unique_ptr<LeaderElector> elector;
   std::atomic<std::shared_ptr<Queue>> queue;
   std::atomic<bool> synced{false};
+  std::atomic<std::shared_ptr<const std::string>> permission_problem;
 };
 
 Manager::Manager(Options options, client::RestConfig config)

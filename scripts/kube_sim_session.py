@@ -64,12 +64,15 @@ class KubeSim:
                     process.kill()
                     process.wait()
 
-    def start_operator(self, name, *args):
-        """replica-guard against this kube-sim, logging to WORK/NAME.log; returns the Popen."""
+    def start_operator(self, name, *args, kubeconfig=None):
+        """replica-guard against this kube-sim (as the admin unless `kubeconfig` says otherwise),
+        without HTTP servers unless `args` bind them, logging to WORK/NAME.log; returns the Popen."""
+        defaults = [flag for flag in ("--metrics-bind-address", "--health-probe-bind-address")
+                    if not any(a == flag or a.startswith(flag + "=") for a in args)]
+        command = [os.path.join(self.build_dir, "operator/replica-guard"), "--kubeconfig",
+                   kubeconfig or self.kubeconfig, *[part for flag in defaults for part in (flag, "0")], *args]
         log = open(os.path.join(self.work, f"{name}.log"), "w")
-        process = subprocess.Popen([os.path.join(self.build_dir, "operator/replica-guard"), "--kubeconfig",
-                                    self.kubeconfig, "--metrics-bind-address", "0",
-                                    "--health-probe-bind-address", "0", *args], stdout=log, stderr=log)
+        process = subprocess.Popen(command, stdout=log, stderr=log)
         self.processes.append(process)
         return process
 
@@ -102,3 +105,27 @@ def stop(process, sig=signal.SIGTERM, timeout=20):
     """Sends `sig` and returns the exit code (raises if the process does not end in time)."""
     process.send_signal(sig)
     return process.wait(timeout=timeout)
+
+
+class Checks:
+    """Named checks of a process-level test; result() prints the tally and gives the exit code."""
+
+    def __init__(self, name):
+        self.name, self.passed, self.failed = name, 0, 0
+
+    def check(self, what, ok, detail=""):
+        print(f"{'ok' if ok else 'FAIL'}: {what}{'' if ok else ': ' + detail}", flush=True)
+        self.passed, self.failed = self.passed + bool(ok), self.failed + (not ok)
+        return ok
+
+    def eventually(self, what, condition, timeout):
+        """Checks that `condition` comes true within `timeout` seconds."""
+        try:
+            wait_for(what, condition, timeout)
+            return self.check(what, True)
+        except RuntimeError as e:
+            return self.check(what, False, str(e))
+
+    def result(self):
+        print(f"{self.name}: {self.passed} passed, {self.failed} failed")
+        return 1 if self.failed else 0

@@ -12,7 +12,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from kube_sim_session import KubeSim, stop, wait_for  # noqa: E402
+from kube_sim_session import Checks, KubeSim, stop, wait_for  # noqa: E402
 
 LEASE, RENEW, RETRY = 2.0, 1.0, 0.2
 DEPLOYMENT = """
@@ -30,17 +30,10 @@ spec:
     spec: {containers: [{name: web, image: registry.example/web:1.0}]}
 """
 
-passed = failed = 0
-
-
-def check(what, ok, detail=""):
-    global passed, failed
-    print(f"{'ok' if ok else 'FAIL'}: {what}{'' if ok else ': ' + detail}", flush=True)
-    passed, failed = passed + ok, failed + (not ok)
-
-
 def main():
     build_dir = sys.argv[1]
+    checks = Checks("leader_failover.py")
+    check, eventually = checks.check, checks.eventually
     try:
         sim = KubeSim(build_dir, "--nodes", "2", "--time-scale", "0.05")
     except RuntimeError as e:
@@ -87,14 +80,12 @@ def main():
               took <= LEASE + RETRY + 10)
 
         sim.run("scale", "deployment", "web", "-n", "default", "--replicas", "3")
-        wait_for("the new leader to adopt a person's change", lambda: desired() == "3", 30)
-        check("the new leader adopted the change", desired() == "3")
+        eventually("the new leader adopts a person's change", lambda: desired() == "3", 30)
 
         code = stop(operators[standby], signal.SIGTERM, timeout=20)  # raises if it does not drain
         check("SIGTERM: exit code 0", code == 0, f"exit code {code}; log tail: {sim.log(standby)[-1500:]}")
         check("SIGTERM: the lease was released", holder() == "", f"holder {holder()!r}")
-    print(f"leader_failover.py: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return checks.result()
 
 
 if __name__ == "__main__":

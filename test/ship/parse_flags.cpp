@@ -1,6 +1,8 @@
 // Parses a replica-guard command line with the operator's own flag definitions and checks, and
-// prints what it parsed (one `name=value` a line) or why it rejects it (exit 1):
-// test/ship/check_flags.py feeds it the flags that the Helm chart and manifests/ render.
+// prints what it parsed (one `name=value` a line) and the permissions the operator requires with
+// those flags (`permission=NAMESPACE GROUP RESOURCE VERB`, "-" for none), or why it rejects it
+// (exit 1): test/ship/check_flags.py and rbac_drift.py feed it the flags that the Helm chart and
+// manifests/ render.
 #include <CLI/CLI.hpp>
 
 #include <iostream>
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "operator/options.hpp"
+#include "operator/permissions.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"parse_flags: accepts or rejects a replica-guard command line"};
@@ -42,5 +45,10 @@ int main(int argc, char** argv) {
             << '\n'
             << "log-format=" << o.log_format << '\n'
             << "verbosity=" << o.verbosity << '\n';
+  const auto dash = [](const std::string& text) { return text.empty() ? "-" : text; };
+  for (const auto& p : rg::op::required_permissions(o, "$(POD_NAMESPACE)")) {
+    std::cout << "permission=" << dash(p.namespace_) << ' ' << dash(p.group) << ' ' << p.resource
+              << (p.subresource.empty() ? "" : "/" + p.subresource) << ' ' << p.verb << '\n';
+  }
   return 0;
 }

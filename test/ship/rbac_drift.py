@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """RBAC drift test: the Helm chart must grant replica-guard's ServiceAccount exactly the
-permissions manifests/20-rbac.yaml (the one source of the rules) grants, in the same scopes, and
-those scopes must be the ones the operator's informers watch (its --namespace flags).
+permissions manifests/20-rbac.yaml (the one source of the rules) grants, in the same scopes, those
+scopes must be the ones the operator's informers watch (its --namespace flags), and both must
+equal what the operator itself requires for the flags they render (operator/permissions.cpp, the
+list its startup self-check asks the API server about, printed by ship_parse_flags).
 
 Permissions are compared as effective grants: (scope, apiGroup, resource, verb) for every
 binding of the ServiceAccount, so a rule moved between roles or split in two is not drift, but a
 verb, a resource or a scope more or less is.
 
-    test/ship/rbac_drift.py            run the test
-    test/ship/rbac_drift.py --print    print the effective permissions of manifests/ (the list the
-                                       operator's startup self-check is to ask for)
+    test/ship/rbac_drift.py PARSE_FLAGS           run the test
+    test/ship/rbac_drift.py PARSE_FLAGS --print   print the effective permissions of manifests/
 """
+import subprocess
 import sys
 
 import shiplib
@@ -114,8 +116,7 @@ def check_render(checks, label, objs):
     bad = {g for g in grants if g[3] in FORBIDDEN_VERBS or g[2] in FORBIDDEN_RESOURCES}
     checks.check(not bad, f"{label}: grants it never needs:\n{show(bad)}")
     # The informers' resources are readable exactly where they watch, and nowhere else.
-    for group, resource in (("apps", "deployments"), ("", "pods"),
-                            ("autoscaling", "horizontalpodautoscalers")):
+    for group, resource in (("apps", "deployments"), ("", "pods")):
         scopes = {g[0] for g in grants if g[1:] == (group, resource, "watch")}
         checks.equal(scopes, watched_scopes(objs), f"{label}: where it may watch {resource}")
     checks.check((CLUSTER, "", "nodes", "watch") in grants,
@@ -123,7 +124,25 @@ def check_render(checks, label, objs):
     return grants
 
 
+def required(parse_flags, objs):
+    """What the operator requires for the flags `objs` render: {(scope, group, resource, verb)}."""
+    _, own = service_account(objs)
+    result = subprocess.run([parse_flags, *shiplib.container_args(objs)], capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AssertionError(f"the operator rejects the rendered flags: {result.stderr.strip()}")
+    wanted = set()
+    for line in result.stdout.splitlines():
+        if line.startswith("permission="):
+            scope, group, resource, verb = line[len("permission="):].split(" ")
+            scope = CLUSTER if scope == "-" else OWN if scope in (own, "$(POD_NAMESPACE)") else scope
+            wanted.add((scope, "" if group == "-" else group, resource, verb))
+    return wanted
+
+
 def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: rbac_drift.py PARSE_FLAGS [--print]")
+    parse_flags = sys.argv[1]
     manifests = shiplib.kustomize(shiplib.MANIFESTS)
     if "--print" in sys.argv:
         print(show(effective(manifests)))
@@ -131,6 +150,7 @@ def main():
     checks = Checks("rbac_drift")
     _, files = shiplib.manifest_files()
     source = check_render(checks, "manifests (-k)", manifests)
+    compare(checks, "what the operator requires (cluster-wide)", required(parse_flags, manifests), source)
     compare(checks, "manifests (-f)", check_render(checks, "manifests (-f)", files), source)
     chart = check_render(checks, "chart (cluster-wide)", shiplib.helm_template())
     compare(checks, "chart (cluster-wide)", chart, source)
@@ -138,6 +158,8 @@ def main():
     # --namespace mode: the same rules, granted in the watched namespace instead of cluster-wide.
     namespaced = shiplib.kustomize_namespaced()
     namespaced_grants = check_render(checks, "manifests (namespaced)", namespaced)
+    compare(checks, "what the operator requires (namespaced)", required(parse_flags, namespaced),
+            namespaced_grants)
     chart_namespaced = shiplib.helm_template(sets=["watchNamespaces={default}"])
     compare(checks, "chart (namespaced)",
             check_render(checks, "chart (namespaced)", chart_namespaced), namespaced_grants)

@@ -1,26 +1,20 @@
 {{/*
 replica-guard's RBAC rules. manifests/20-rbac.yaml is the one source of these rules; this file
-renders the same ones, and test/ship/rbac_drift.sh fails when the two grant different permissions.
+renders the same ones, and test/ship/rbac_drift.py fails when the two grant different permissions.
 */}}
 
 {{/* Namespaced resources: cluster-wide, or in each watched namespace. */}}
 {{- define "replica-guard.rules.watchedNamespaces" -}}
 - apiGroups: ["apps"]
   resources: ["deployments"]
-  verbs: ["get", "list", "watch", "patch"]
+  verbs: ["list", "watch", "patch"]
 - apiGroups: ["apps"]
   resources: ["deployments/scale"]
-  verbs: ["get", "patch", "update"]
+  verbs: ["patch"]
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["list", "watch"]
-- apiGroups: ["autoscaling"]
-  resources: ["horizontalpodautoscalers"]
-  verbs: ["get", "list", "watch"]
 - apiGroups: [""]
-  resources: ["events"]
-  verbs: ["create", "patch"]
-- apiGroups: ["events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
 {{- end -}}
@@ -30,20 +24,11 @@ renders the same ones, and test/ship/rbac_drift.sh fails when the two grant diff
 - apiGroups: [""]
   resources: ["nodes"]
   verbs: ["list", "watch"]
-- apiGroups: ["authorization.k8s.io"]
-  resources: ["selfsubjectaccessreviews"]
-  verbs: ["create"]
 {{- end -}}
 
-{{/* The leader-election Lease and its Events, in the release namespace. */}}
+{{/* The leader-election Lease, in the release namespace. */}}
 {{- define "replica-guard.rules.leaderElection" -}}
 - apiGroups: ["coordination.k8s.io"]
   resources: ["leases"]
   verbs: ["get", "create", "update"]
-- apiGroups: [""]
-  resources: ["events"]
-  verbs: ["create", "patch"]
-- apiGroups: ["events.k8s.io"]
-  resources: ["events"]
-  verbs: ["create", "patch"]
 {{- end -}}

@@ -1,0 +1,66 @@
+// The permissions the operator requires for its flags (what the startup self-check asks for and
+// test/ship/rbac_drift.py compares with manifests/).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+#include "operator/permissions.hpp"
+
+namespace rg::op {
+namespace {
+
+bool has(const std::vector<Permission>& list, std::string_view description) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](const Permission& p) { return p.describe() == description; });
+}
+
+TEST_CASE("cluster-wide: informers, annotations, scale and Events everywhere; no Lease") {
+  const auto wanted = required_permissions(Options{}, "ops");
+  for (const char* expected :
+       {"list deployments.apps cluster-wide", "watch deployments.apps cluster-wide",
+        "patch deployments.apps cluster-wide", "patch deployments.apps/scale cluster-wide",
+        "list pods cluster-wide", "watch pods cluster-wide", "list nodes cluster-wide",
+        "watch nodes cluster-wide", "create events cluster-wide", "patch events cluster-wide"}) {
+    CAPTURE(expected);
+    CHECK(has(wanted, expected));
+  }
+  CHECK(wanted.size() == 10);
+  CHECK(std::none_of(wanted.begin(), wanted.end(),
+                     [](const Permission& p) { return p.resource == "leases"; }));
+}
+
+TEST_CASE("--namespace: namespaced permissions in each watched namespace, nodes cluster-wide") {
+  Options options;
+  options.namespaces = {"shop", "blog"};
+  const auto wanted = required_permissions(options, "ops");
+  CHECK(has(wanted, "watch pods in namespace \"shop\""));
+  CHECK(has(wanted, "patch deployments.apps/scale in namespace \"blog\""));
+  CHECK_FALSE(has(wanted, "watch pods cluster-wide"));
+  CHECK(has(wanted, "watch nodes cluster-wide"));
+  CHECK(wanted.size() == 2 * 8 + 2);
+}
+
+TEST_CASE("leader election: the Lease in --leader-election-namespace, else the own namespace") {
+  Options options;
+  options.leader_elect = true;
+  auto wanted = required_permissions(options, "ops");
+  for (const char* verb : {"get", "create", "update"}) {
+    CHECK(has(wanted, std::string(verb) + " leases.coordination.k8s.io in namespace \"ops\""));
+  }
+  options.leader_election_namespace = "locks";
+  wanted = required_permissions(options, "ops");
+  CHECK(has(wanted, "update leases.coordination.k8s.io in namespace \"locks\""));
+  CHECK_FALSE(has(wanted, "update leases.coordination.k8s.io in namespace \"ops\""));
+}
+
+TEST_CASE("the error lists exactly what is missing and why") {
+  const std::vector<Permission> missing{
+      {"patch", "apps", "deployments", "scale", "", "scaling Deployments"}};
+  const std::string message = missing_permissions_message(missing);
+  CHECK(message.find("lacks 1 permission") != std::string::npos);
+  CHECK(message.find("- patch deployments.apps/scale cluster-wide (scaling Deployments)") !=
+        std::string::npos);
+}
+
+}  // namespace
+}  // namespace rg::op
