@@ -83,13 +83,8 @@ struct Manager::Impl {
         deployments(factory.informer_for<Deployment>(
             client::resources::deployments(), "deployments",
             [this](auto& o) { o.scope.label_selector = options.deployment_selector; })),
-        pods(factory.informer_for<Pod>(
-            client::resources::pods(), "pods",
-            [](auto& o) {
-              o.indexers.emplace(
-                  std::string(kPodsByNodeIndex),
-                  informer::index_by<Pod>([](const Pod& p) { return p.spec.node_name; }));
-            })),
+        pods(factory.informer_for<Pod>(client::resources::pods(), "pods",
+                                       [](auto& o) { o.indexers.merge(pod_indexers()); })),
         nodes(factory.informer_for<Node>(client::resources::nodes(), "nodes")),
         writer(client),
         event_sink(client),
@@ -97,7 +92,8 @@ struct Manager::Impl {
         reconciler(Caches{deployments.indexer(), pods.indexer(), nodes.indexer(), {}}, writer,
                    events, &metrics, reconciler_config(), [this] { return may_write(); }) {
     if (options.leader_elect) {
-      lease = std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
+      lease =
+          std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
       elector = std::make_unique<LeaderElector>(
           *lease, LeaderElectionConfig{
                       .identity = instance,

@@ -87,6 +87,13 @@ OperatorMetrics::OperatorMetrics(prometheus::Registry& registry)
        {ReconcileResult::success, ReconcileResult::error, ReconcileResult::requeue}) {
     reconcile_total_.Add({{"result", to_label(r)}});
   }
+  // Every patch series exists from the start at 0, so increase() and rate() see the first one.
+  for (const char* direction : {"up", "down"}) {
+    for (const auto r :
+         {PatchResult::success, PatchResult::conflict, PatchResult::error, PatchResult::dry_run}) {
+      scale_patches_.Add({{"direction", direction}, {"result", to_label(r)}});
+    }
+  }
 }
 
 void OperatorMetrics::reconciled(ReconcileResult result, std::chrono::duration<double> took) {

@@ -39,8 +39,8 @@ std::vector<Permission> required_permissions(const Options& options,
                                             ? std::string(own_namespace)
                                             : options.leader_election_namespace;
     for (const char* verb : {"get", "create", "update"})
-      wanted.push_back({verb, "coordination.k8s.io", "leases", "", lease_namespace,
-                        "leader election"});
+      wanted.push_back(
+          {verb, "coordination.k8s.io", "leases", "", lease_namespace, "leader election"});
   }
   return wanted;
 }

@@ -37,8 +37,8 @@ std::vector<Permission> required_permissions(const Options& options,
 
 /// Asks the API server (SelfSubjectAccessReview) about each permission; returns those that are
 /// not allowed. Throws client::ApiError when the reviews themselves cannot be made.
-boost::asio::awaitable<std::vector<Permission>> missing_permissions(
-    client::RestClient& client, std::vector<Permission> wanted);
+boost::asio::awaitable<std::vector<Permission>> missing_permissions(client::RestClient& client,
+                                                                    std::vector<Permission> wanted);
 
 /// One message listing exactly what to grant, and where the rules live.
 std::string missing_permissions_message(const std::vector<Permission>& missing);

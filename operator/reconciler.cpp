@@ -175,11 +175,32 @@ boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
   }
 }
 
+informer::Indexers<client::Pod> pod_indexers() {
+  auto indexers = informer::default_indexers<client::Pod>();
+  indexers.emplace(kPodsByNodeIndex, informer::index_by<client::Pod>(
+                                         [](const client::Pod& p) { return p.spec.node_name; }));
+  indexers.emplace(kPodsByLabelIndex, [](const client::Pod& p) {
+    std::vector<std::string> values;
+    values.reserve(p.metadata.labels.size());
+    for (const auto& [key, value] : p.metadata.labels)
+      values.push_back(p.metadata.namespace_ + "/" + key + "=" + value);
+    return values;
+  });
+  return indexers;
+}
+
 ReplicaAssessment Reconciler::assess(const client::Deployment& d,
                                      std::chrono::milliseconds grace) const {
   const client::LabelSelector selector = selector_of(d);
+  // Candidates: the pods carrying one of the selector's matchLabels, else the namespace's.
+  const auto& match = d.spec.selector.match_labels;
+  const auto candidates =
+      match.empty() ? caches_.pods.by_index(informer::kNamespaceIndex, d.metadata.namespace_)
+                    : caches_.pods.by_index(kPodsByLabelIndex, d.metadata.namespace_ + "/" +
+                                                                   match.begin()->first + "=" +
+                                                                   match.begin()->second);
   std::vector<PodFacts> pods;
-  for (const auto& pod : caches_.pods.by_index(informer::kNamespaceIndex, d.metadata.namespace_)) {
+  for (const auto& pod : candidates) {
     if (selector.matches(pod->metadata.labels)) pods.push_back(pod_facts(*pod));
   }
   const auto now = WallClock::now();

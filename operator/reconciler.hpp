@@ -25,8 +25,15 @@
 
 namespace rg::op {
 
-/// The index of pods by spec.nodeName, registered on the pod informer.
+/// The index of pods by spec.nodeName: a Node's change reaches the Deployments with pods on it.
 inline constexpr std::string_view kPodsByNodeIndex = "spec.nodeName";
+/// The index of pods by each of their labels, as "namespace/key=value": a Deployment's pods are
+/// found through one of its matchLabels instead of a scan of its whole namespace.
+inline constexpr std::string_view kPodsByLabelIndex = "namespace/label";
+
+/// The indexes the reconciler reads pods through (the namespace index, kPodsByNodeIndex and
+/// kPodsByLabelIndex), for the pod informer.
+informer::Indexers<client::Pod> pod_indexers();
 
 /// Writes to Deployments; the API server in production, a recorder in tests. Both calls are
 /// conditional on `resource_version` and throw client::ApiError (Conflict, NotFound, ...).
@@ -47,7 +54,7 @@ class DeploymentWriter {
 /// The caches the reconciler reads.
 struct Caches {
   const informer::Indexer<client::Deployment>& deployments;
-  const informer::Indexer<client::Pod>& pods;  ///< with the kPodsByNodeIndex index
+  const informer::Indexer<client::Pod>& pods;  ///< with pod_indexers()
   const informer::Indexer<client::Node>& nodes;
   /// The name of a HorizontalPodAutoscaler targeting the Deployment, if any (may be empty).
   std::function<std::optional<std::string>(const std::string& namespace_, const std::string& name)>

@@ -12,6 +12,8 @@
 //
 //   build/bench/operator/failover_latency_bench [--deployments 1000] [--pods-per-deployment 10]
 //                                               [--nodes 100] [--failures 5]
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -20,8 +22,6 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
-#include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -138,19 +138,22 @@ int main(int argc, char** argv) {
   asio::io_context operator_io;
   rg::op::Manager manager(options, rg::client::resolve_config(resolve));
   asio::cancellation_signal stop;
-  asio::co_spawn(operator_io, manager.run(), asio::bind_cancellation_slot(stop.slot(), asio::detached));
+  asio::co_spawn(operator_io, manager.run(),
+                 asio::bind_cancellation_slot(stop.slot(), asio::detached));
   std::thread operator_thread([&] { operator_io.run(); });
 
   asio::io_context io;
   std::vector<double> latencies_ms;
   auto measure = [&]() -> asio::awaitable<void> {
-    auto start = store.watch(deployment_type, "default", store.resource_version(), io.get_executor());
+    auto start =
+        store.watch(deployment_type, "default", store.resource_version(), io.get_executor());
     auto& watcher = start.watcher;
     // Synced and through its initial queue: a Deployment created now gets its desired replicas
     // recorded after the seeded ones were reconciled.
     json::object marker = store.get(deployment_type, "default", "app-1")->parse();
     auto& meta = marker["metadata"].as_object();
-    meta = {{"name", "marker"}, {"namespace", "default"},
+    meta = {{"name", "marker"},
+            {"namespace", "default"},
             {"annotations", {{"replica-guard.io/enabled", "true"}}}};
     marker.erase("status");
     auto& spec = marker["spec"].as_object();
@@ -164,10 +167,11 @@ int main(int argc, char** argv) {
                                 event.object->body.find("desired-replicas") != std::string::npos);
       }
     }
-    std::printf("operator synced; steady RSS %.1f MiB more than before it started (%.2f KiB per "
-                "cached pod)\n",
-                (rss_kib() - rss_before) / 1024.0,
-                double(rss_kib() - rss_before) / double(deployments * pods_per_deployment));
+    std::printf(
+        "operator synced; steady RSS %.1f MiB more than before it started (%.2f KiB per "
+        "cached pod)\n",
+        (rss_kib() - rss_before) / 1024.0,
+        double(rss_kib() - rss_before) / double(deployments * pods_per_deployment));
     for (std::size_t i = 0; i < failures && i < node_names.size(); ++i) {
       const std::string& node = node_names[i * node_names.size() / failures];
       std::set<std::string> waiting = deployments_on[node];
@@ -205,8 +209,9 @@ int main(int argc, char** argv) {
     return latencies_ms[std::min(latencies_ms.size() - 1,
                                  static_cast<std::size_t>(q * double(latencies_ms.size())))];
   };
-  std::printf("node failure -> scale PATCH over %zu Deployments: p50 %.2f ms, p99 %.2f ms, max "
-              "%.2f ms\n",
-              latencies_ms.size(), at(0.50), at(0.99), latencies_ms.back());
+  std::printf(
+      "node failure -> scale PATCH over %zu Deployments: p50 %.2f ms, p99 %.2f ms, max "
+      "%.2f ms\n",
+      latencies_ms.size(), at(0.50), at(0.99), latencies_ms.back());
   return 0;
 }

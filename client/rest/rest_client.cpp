@@ -248,8 +248,8 @@ asio::awaitable<json::value> RestClient::remove(ResourceRef resource, std::strin
 }
 
 asio::awaitable<HttpResponse> RestClient::raw(RawRequest request) {
-  Call call{request.method, request.path, std::move(request.body),
-            std::move(request.content_type), request.timeout};
+  Call call{request.method, request.path, std::move(request.body), std::move(request.content_type),
+            request.timeout};
   return impl_->raw(std::move(call));
 }
 

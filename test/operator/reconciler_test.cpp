@@ -106,13 +106,7 @@ std::shared_ptr<const client::Node> node(std::string name, std::string ready,
 
 struct World {
   informer::Indexer<client::Deployment> deployments;
-  informer::Indexer<client::Pod> pods{[] {
-    auto indexers = informer::default_indexers<client::Pod>();
-    indexers.emplace(
-        std::string(op::kPodsByNodeIndex),
-        informer::index_by<client::Pod>([](const client::Pod& p) { return p.spec.node_name; }));
-    return indexers;
-  }()};
+  informer::Indexer<client::Pod> pods{op::pod_indexers()};
   informer::Indexer<client::Node> nodes;
   RecordingWriter writer;
   NullSink sink;

@@ -2,11 +2,11 @@
 #include "test/operator_e2e/operator_fixture.hpp"
 
 #include <doctest/doctest.h>
+#include <spdlog/spdlog.h>
+#include <unistd.h>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/json.hpp>
-#include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -83,12 +83,12 @@ OperatorFixture::Operator& OperatorFixture::start_operator(Options options) {
   resolve.kubeconfig = kubeconfig;
   Operator& op = operators_.emplace_back();
   op.manager = std::make_unique<Manager>(std::move(options), client::resolve_config(resolve));
-  boost::asio::co_spawn(cluster.io, op.manager->run(),
-                        boost::asio::bind_cancellation_slot(op.stop.slot(),
-                                                            [&op](std::exception_ptr error) {
-                                                              op.finished = true;
-                                                              op.error = error;
-                                                            }));
+  boost::asio::co_spawn(
+      cluster.io, op.manager->run(),
+      boost::asio::bind_cancellation_slot(op.stop.slot(), [&op](std::exception_ptr error) {
+        op.finished = true;
+        op.error = error;
+      }));
   return op;
 }
 

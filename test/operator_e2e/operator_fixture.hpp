@@ -50,8 +50,9 @@ class OperatorFixture {
                  std::chrono::milliseconds limit = std::chrono::seconds(30));
 
   /// Creates Deployment `name` opted in (annotations added to replica-guard.io/enabled=true).
-  void create_guarded_deployment(const std::string& name, int replicas,
-                                 const std::vector<std::pair<std::string, std::string>>& annotations = {});
+  void create_guarded_deployment(
+      const std::string& name, int replicas,
+      const std::vector<std::pair<std::string, std::string>>& annotations = {});
   /// spec.replicas of Deployment `name` (-1 if it is gone).
   int spec_replicas(const std::string& name) const;
   std::string annotation(const std::string& name, std::string_view key) const;

@@ -29,7 +29,8 @@ TEST_CASE("Time and MicroTime are formatted in UTC as the API server writes them
   const auto t = std::chrono::system_clock::time_point(std::chrono::microseconds(1795964645123456));
   CHECK(format_time(t) == "2026-11-29T15:04:05Z");
   CHECK(format_micro_time(t) == "2026-11-29T15:04:05.123456Z");
-  CHECK(format_micro_time(std::chrono::system_clock::time_point{}) == "1970-01-01T00:00:00.000000Z");
+  CHECK(format_micro_time(std::chrono::system_clock::time_point{}) ==
+        "1970-01-01T00:00:00.000000Z");
   // What is formatted parses back to the same instant (to the microsecond).
   CHECK(parse_rfc3339(format_micro_time(t)) == t);
   CHECK(parse_rfc3339(format_time(t)) ==
