@@ -5,7 +5,9 @@
 // the socket: back-pressure, never a drop.
 //
 // One request and one timer are in flight at a time; the driver waits on whichever completes
-// first. Cancelling run() stops everything promptly and closes the stream.
+// first (on the request alone when no timer is armed: racing a disarmed timer costs a timer
+// and a cancellation exception per stream read). Cancelling run() stops everything promptly and
+// closes the stream.
 #pragma once
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -86,6 +88,12 @@ class Reflector {
           if (!co_await perform(std::move(action))) co_return;  // the FIFO was closed
         }
         publish_last_sync();  // also after steps without actions (a bookmark)
+      }
+      if (!timer_deadline_) {  // the common case: no timer to race (and none to cancel)
+        auto request = next_from_request();
+        std::vector<reflector::Input> next = co_await std::move(request);
+        for (auto& input : next) inputs.push_back(std::move(input));
+        continue;
       }
       auto request = next_from_request();
       auto timer = next_from_timer();
