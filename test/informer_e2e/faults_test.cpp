@@ -24,14 +24,18 @@ void churn(Fixture& f, int from, int to, const std::string& round) {
   }
 }
 
-// Cuts the informer's watch and holds its next requests for a second; returns once the new
-// WATCH is on its way, so changes made now are surely missed by the old one.
-void cut_and_hold(Fixture& f, RunningInformer& run) {
-  // First make sure the watch is established (else the cut could miss it): a probe gets through.
+// Returns once the informer's watch is established: a probe pod made now reaches its cache.
+void wait_watching(Fixture& f, RunningInformer& run) {
   static int probes = 0;
   const std::string probe = "probe-" + std::to_string(++probes);
   f.create_pod("default", probe);
   REQUIRE(f.run_until([&] { return run.cache().get_by_key("default/" + probe) != nullptr; }));
+}
+
+// Cuts the informer's watch and holds its next requests for a second; returns once the new
+// WATCH is on its way, so changes made now are surely missed by the old one.
+void cut_and_hold(Fixture& f, RunningInformer& run) {
+  wait_watching(f, run);  // else the cut could miss a watch still being opened
   const int watches = run.observer->watches;
   f.sim.faults().stall(std::chrono::milliseconds(1000));
   f.sim.faults().close_connections();
@@ -52,10 +56,10 @@ TEST_CASE("watches dropped mid-stream resume from the last resourceVersion witho
   const int watches_before = run.observer->watches;
 
   for (int round = 0; round < 10; ++round) {
+    wait_watching(f, run);  // so that the drop hits a watch, not one still being opened
     churn(f, round * 30, round * 30 + 15, "a" + std::to_string(round));
     f.sim.faults().drop_watches();
     churn(f, round * 30 + 15, round * 30 + 30, "b" + std::to_string(round));
-    // Let the reflector see the drop before the next round (else two drops may hit one watch).
     REQUIRE(f.run_until([&] { return run.observer->watches > watches_before + round; }));
   }
   run.require_consistent();
