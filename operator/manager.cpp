@@ -80,9 +80,12 @@ struct Manager::Impl {
         queue_metrics(std::make_shared<workqueue::MetricsProvider>()),
         client(std::move(config), client_options()),
         factory(client, factory_options()),
-        deployments(factory.informer_for<Deployment>(
-            client::resources::deployments(), "deployments",
-            [this](auto& o) { o.scope.label_selector = options.deployment_selector; })),
+        deployments(
+            factory.informer_for<Deployment>(client::resources::deployments(), "deployments",
+                                             [this](auto& o) {
+                                               o.scope.label_selector = options.deployment_selector;
+                                               o.indexers.merge(deployment_indexers());
+                                             })),
         pods(factory.informer_for<Pod>(client::resources::pods(), "pods",
                                        [](auto& o) { o.indexers.merge(pod_indexers()); })),
         nodes(factory.informer_for<Node>(client::resources::nodes(), "nodes")),
@@ -201,7 +204,11 @@ struct Manager::Impl {
     };
     pods.add_event_handler(
         "replica-guard",
-        {.on_add = [pod_changed](const auto& p, bool) { pod_changed(p); },
+        // The initial list needs no mapping: every Deployment is queued when a term starts.
+        {.on_add =
+             [pod_changed](const auto& p, bool initial) {
+               if (!initial) pod_changed(p);
+             },
          .on_update = [pod_changed](const auto&, const auto& p) { pod_changed(p); },
          .on_delete =
              [pod_changed](const auto& p) {

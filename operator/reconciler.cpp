@@ -189,6 +189,17 @@ informer::Indexers<client::Pod> pod_indexers() {
   return indexers;
 }
 
+informer::Indexers<client::Deployment> deployment_indexers() {
+  auto indexers = informer::default_indexers<client::Deployment>();
+  indexers.emplace(kDeploymentsBySelectorIndex, [](const client::Deployment& d) {
+    const auto& match = d.spec.selector.match_labels;
+    const std::string& ns = d.metadata.namespace_;
+    return std::vector<std::string>{
+        match.empty() ? ns + "/" : ns + "/" + match.begin()->first + "=" + match.begin()->second};
+  });
+  return indexers;
+}
+
 ReplicaAssessment Reconciler::assess(const client::Deployment& d,
                                      std::chrono::milliseconds grace) const {
   const client::LabelSelector selector = selector_of(d);
@@ -234,16 +245,21 @@ ClusterFacts Reconciler::cluster_facts(const std::string& key) {
 
 std::vector<std::string> Reconciler::deployments_for_pod(const client::Pod& pod) const {
   std::vector<std::string> keys;
-  for (const auto& d :
-       caches_.deployments.by_index(informer::kNamespaceIndex, pod.metadata.namespace_)) {
-    if (!of_interest(*d)) continue;
-    try {
-      if (selector_of(*d).matches(pod.metadata.labels))
-        keys.push_back(informer::meta_namespace_key(*d));
-    } catch (const std::exception&) {
-      keys.push_back(informer::meta_namespace_key(*d));  // its reconcile reports the bad selector
+  const auto consider = [&](const std::string& index_value) {
+    for (const auto& d : caches_.deployments.by_index(kDeploymentsBySelectorIndex, index_value)) {
+      if (!of_interest(*d)) continue;
+      try {
+        if (selector_of(*d).matches(pod.metadata.labels))
+          keys.push_back(informer::meta_namespace_key(*d));
+      } catch (const std::exception&) {
+        keys.push_back(informer::meta_namespace_key(*d));  // its reconcile reports the selector
+      }
     }
-  }
+  };
+  // Each Deployment is indexed under one value, so no Deployment is considered twice.
+  const std::string& ns = pod.metadata.namespace_;
+  consider(ns + "/");
+  for (const auto& [key, value] : pod.metadata.labels) consider(ns + "/" + key + "=" + value);
   return keys;
 }
 

@@ -31,6 +31,15 @@ inline constexpr std::string_view kPodsByNodeIndex = "spec.nodeName";
 /// found through one of its matchLabels instead of a scan of its whole namespace.
 inline constexpr std::string_view kPodsByLabelIndex = "namespace/label";
 
+/// The index of Deployments by the first matchLabels entry of their selector, as
+/// "namespace/key=value" ("namespace/" when the selector has no matchLabels): a Pod finds the
+/// Deployments that may select it through its own labels instead of a scan of its namespace.
+inline constexpr std::string_view kDeploymentsBySelectorIndex = "spec.selector.matchLabels";
+
+/// The indexes the reconciler reads Deployments through (the namespace index and
+/// kDeploymentsBySelectorIndex), for the Deployment informer.
+informer::Indexers<client::Deployment> deployment_indexers();
+
 /// The indexes the reconciler reads pods through (the namespace index, kPodsByNodeIndex and
 /// kPodsByLabelIndex), for the pod informer.
 informer::Indexers<client::Pod> pod_indexers();
@@ -53,8 +62,8 @@ class DeploymentWriter {
 
 /// The caches the reconciler reads.
 struct Caches {
-  const informer::Indexer<client::Deployment>& deployments;
-  const informer::Indexer<client::Pod>& pods;  ///< with pod_indexers()
+  const informer::Indexer<client::Deployment>& deployments;  ///< with deployment_indexers()
+  const informer::Indexer<client::Pod>& pods;                ///< with pod_indexers()
   const informer::Indexer<client::Node>& nodes;
   /// The name of a HorizontalPodAutoscaler targeting the Deployment, if any (may be empty).
   std::function<std::optional<std::string>(const std::string& namespace_, const std::string& name)>

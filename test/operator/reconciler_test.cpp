@@ -105,7 +105,7 @@ std::shared_ptr<const client::Node> node(std::string name, std::string ready,
 }
 
 struct World {
-  informer::Indexer<client::Deployment> deployments;
+  informer::Indexer<client::Deployment> deployments{op::deployment_indexers()};
   informer::Indexer<client::Pod> pods{op::pod_indexers()};
   informer::Indexer<client::Node> nodes;
   RecordingWriter writer;
@@ -242,4 +242,29 @@ TEST_CASE("handlers map pods and nodes to the Deployments that select them") {
   CHECK(reconciler.deployments_for_pod(*pod("api-x", "node-1", true, "api")).empty());
   CHECK(reconciler.deployments_for_node("node-3") == std::vector<std::string>{"shop/web"});
   CHECK(reconciler.deployments_for_node("node-9").empty());
+}
+
+TEST_CASE("a pod reaches Deployments selecting it by several matchLabels or by expressions only") {
+  World w;
+  auto two_labels = std::make_shared<client::Deployment>(*deployment(3, kManaged));
+  two_labels->metadata.name = "web-canary";
+  two_labels->spec.selector.match_labels = {{"app", "web"}, {"track", "canary"}};
+  auto expressions = std::make_shared<client::Deployment>(*deployment(3, kManaged));
+  expressions->metadata.name = "web-any";
+  expressions->spec.selector.match_labels.clear();
+  expressions->spec.selector.match_expressions = {{"app", "In", {"web", "api"}}};
+  auto elsewhere = std::make_shared<client::Deployment>(*deployment(3, kManaged));
+  elsewhere->metadata.namespace_ = "blog";
+  w.deployments.add(two_labels);
+  w.deployments.add(expressions);
+  w.deployments.add(elsewhere);
+  op::Reconciler reconciler(op::Caches{w.deployments, w.pods, w.nodes, {}}, w.writer, w.events,
+                            nullptr, {}, [] { return true; });
+  auto canary = std::make_shared<client::Pod>(*pod("web-c", "node-1", true));
+  canary->metadata.labels.emplace("track", "canary");
+  auto found = reconciler.deployments_for_pod(*canary);
+  std::sort(found.begin(), found.end());
+  CHECK(found == std::vector<std::string>{"shop/web-any", "shop/web-canary"});
+  CHECK(reconciler.deployments_for_pod(*pod("web-s", "node-1", true)) ==
+        std::vector<std::string>{"shop/web-any"});
 }
