@@ -16,6 +16,17 @@ namespace {
 constexpr const char* kFieldManager = "replica-guard";
 }  // namespace
 
+namespace {
+// metadata.resourceVersion of a write's answer, or `fallback` when it has none.
+std::string resource_version_of(const json::value& answer, const std::string& fallback) {
+  const auto* metadata = answer.is_object() ? answer.as_object().if_contains("metadata") : nullptr;
+  const auto* rv = metadata != nullptr && metadata->is_object()
+                       ? metadata->as_object().if_contains("resourceVersion")
+                       : nullptr;
+  return rv != nullptr && rv->is_string() ? std::string(rv->as_string()) : fallback;
+}
+}  // namespace
+
 boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
     const std::string& ns, const std::string& name, const std::string& resource_version,
     const std::vector<std::pair<std::string, std::optional<std::string>>>& annotations) {
@@ -35,27 +46,29 @@ boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
   options.field_manager = kFieldManager;
   const json::value updated =
       co_await client_.patch(deployments, name, client::PatchType::kMerge, body, options);
-  const auto* rv = updated.as_object().at("metadata").as_object().if_contains("resourceVersion");
-  co_return rv && rv->is_string() ? std::string(rv->as_string()) : resource_version;
+  co_return resource_version_of(updated, resource_version);
 }
 
-boost::asio::awaitable<void> RestDeploymentWriter::scale(const std::string& ns,
-                                                         const std::string& name,
-                                                         const std::string& resource_version,
-                                                         std::int32_t replicas) {
+boost::asio::awaitable<std::string> RestDeploymentWriter::scale(const std::string& ns,
+                                                                const std::string& name,
+                                                                const std::string& resource_version,
+                                                                std::int32_t replicas) {
   const json::value patch = {{"metadata", {{"resourceVersion", resource_version}}},
                              {"spec", {{"replicas", replicas}}}};
   const std::string body = json::serialize(patch);
   const client::ResourceRef scale = client::resources::deployments().in(ns).sub("scale");
   client::PatchOptions options;
   options.field_manager = kFieldManager;
-  co_await client_.patch(scale, name, client::PatchType::kMerge, body, options);
+  const json::value updated =
+      co_await client_.patch(scale, name, client::PatchType::kMerge, body, options);
+  co_return resource_version_of(updated, resource_version);  // the Scale's is the Deployment's
 }
 
 boost::asio::awaitable<void> RestEventSink::create(const client::Event& event) {
   const json::value object = client::to_json(event);
   const client::ResourceRef events = client::resources::events().in(event.metadata.namespace_);
-  const client::CreateOptions options;  // named: g++ 12 double-destroys defaulted coroutine arguments
+  const client::CreateOptions
+      options;  // named: g++ 12 double-destroys defaulted coroutine arguments
   co_await client_.create(events, object, options);
 }
 

@@ -18,9 +18,9 @@ class RestDeploymentWriter final : public DeploymentWriter {
   boost::asio::awaitable<std::string> patch_annotations(
       const std::string& namespace_, const std::string& name, const std::string& resource_version,
       const std::vector<std::pair<std::string, std::optional<std::string>>>& annotations) override;
-  boost::asio::awaitable<void> scale(const std::string& namespace_, const std::string& name,
-                                     const std::string& resource_version,
-                                     std::int32_t replicas) override;
+  boost::asio::awaitable<std::string> scale(const std::string& namespace_, const std::string& name,
+                                            const std::string& resource_version,
+                                            std::int32_t replicas) override;
 
  private:
   client::RestClient& client_;

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "client/labels/label_selector.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/transport/cancellation.hpp"
@@ -110,7 +112,11 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
   ScalePlan plan;
   {
     std::lock_guard lock(memory_mutex_);
-    plan = plan_scale(facts, cluster, config_.policy, memory_[key], Steady::now());
+    PlanMemory& memory = memory_[key];
+    plan = plan_scale(facts, cluster, config_.policy, memory, Steady::now());
+    if (plan.scale_to && !config_.dry_run) {
+      memory.unconfirmed_scale = PlanMemory::Scale{facts.spec_replicas, *plan.scale_to};
+    }
     if (!plan.managed && !facts.enabled) memory_.erase(key);
   }
   if (metrics_) {
@@ -140,13 +146,18 @@ boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
       co_return;
     }
     std::string resource_version = d.metadata.resource_version;
-    if (!plan.annotations.empty()) {
+    // Recording annotations go first, so a failed scale is retried with them in place. Removing
+    // them (opting out) goes last: once they are gone the Deployment is no longer the operator's,
+    // so a failed restore would never be retried.
+    const bool removes = std::any_of(plan.annotations.begin(), plan.annotations.end(),
+                                     [](const auto& a) { return !a.second.has_value(); });
+    if (!plan.annotations.empty() && !removes) {
       resource_version =
           co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
     }
     if (plan.scale_to) {
       try {
-        co_await writer_.scale(ns, name, resource_version, *plan.scale_to);
+        resource_version = co_await writer_.scale(ns, name, resource_version, *plan.scale_to);
       } catch (const client::ApiError& e) {
         if (metrics_) {
           metrics_->scale_patch(
@@ -156,6 +167,7 @@ boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
       }
       if (metrics_) metrics_->scale_patch(plan.direction, PatchResult::success);
     }
+    if (removes) co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
   } else if (plan.scale_to && metrics_) {
     metrics_->scale_patch(plan.direction, PatchResult::dry_run);
   }

@@ -54,10 +54,11 @@ class DeploymentWriter {
   virtual boost::asio::awaitable<std::string> patch_annotations(
       const std::string& namespace_, const std::string& name, const std::string& resource_version,
       const std::vector<std::pair<std::string, std::optional<std::string>>>& annotations) = 0;
-  /// Sets spec.replicas through the scale subresource.
-  virtual boost::asio::awaitable<void> scale(const std::string& namespace_, const std::string& name,
-                                             const std::string& resource_version,
-                                             std::int32_t replicas) = 0;
+  /// Sets spec.replicas through the scale subresource; returns the new resourceVersion.
+  virtual boost::asio::awaitable<std::string> scale(const std::string& namespace_,
+                                                    const std::string& name,
+                                                    const std::string& resource_version,
+                                                    std::int32_t replicas) = 0;
 };
 
 /// The caches the reconciler reads.

@@ -109,7 +109,10 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
 
   // Someone else set spec.replicas (kubectl scale, a GitOps sync): their value is the new desired.
   const std::int32_t applied = annotated_count(d.applied_annotation);
-  if (applied >= 0 && applied != d.spec_replicas) {
+  const auto& mine = memory.unconfirmed_scale;
+  if (mine && d.spec_replicas == mine->to) memory.unconfirmed_scale.reset();
+  const bool own_half_done = mine && applied == mine->to && d.spec_replicas == mine->from;
+  if (applied >= 0 && applied != d.spec_replicas && !own_half_done) {
     plan.annotations = {{std::string(kDesiredAnnotation), num(d.spec_replicas)},
                         {std::string(kAppliedAnnotation), num(d.spec_replicas)}};
     plan.events.push_back({false, "DesiredReplicasAdopted",

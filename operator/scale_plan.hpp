@@ -45,6 +45,15 @@ struct PolicyConfig {
 struct PlanMemory {
   std::optional<std::chrono::steady_clock::time_point> surge_unneeded_since;
   std::optional<std::int32_t> last_desired;  ///< the desired count of the previous reconcile
+  /// A scale this operator planned (from spec.replicas, to the target) and has not yet seen in
+  /// spec.replicas. Its applied-replicas annotation is written before the scale, so while the
+  /// scale is unconfirmed (failed, or not yet in the cache) a spec.replicas still at `from` is
+  /// the operator's own half-done write, not someone else's change to adopt.
+  struct Scale {
+    std::int32_t from = 0;
+    std::int32_t to = 0;
+  };
+  std::optional<Scale> unconfirmed_scale;
 };
 
 struct EventSpec {

@@ -45,11 +45,11 @@ struct RecordingWriter final : op::DeploymentWriter {
     writes.push_back({"annotate", rv, annotations, 0});
     co_return rv + "+1";
   }
-  asio::awaitable<void> scale(const std::string&, const std::string&, const std::string& rv,
-                              std::int32_t replicas) override {
+  asio::awaitable<std::string> scale(const std::string&, const std::string&, const std::string& rv,
+                                     std::int32_t replicas) override {
     if (conflict) throw conflict_error();
     writes.push_back({"scale", rv, {}, replicas});
-    co_return;
+    co_return rv + "+1";
   }
 };
 
@@ -226,6 +226,21 @@ TEST_CASE("pods on a node within the grace period ask to be looked at again") {
   const auto outcome = w.reconcile();
   CHECK(w.writer.writes.empty());
   CHECK(outcome.next == op::ReconcileOutcome::Next::after);
+}
+
+TEST_CASE("opting out restores replicas first, then removes the annotations") {
+  // Removing the annotations first would leave a failed restore unretried: without them the
+  // Deployment is no longer the operator's.
+  World w;
+  w.deployments.add(deployment(
+      8, {{std::string(op::kDesiredAnnotation), "6"}, {std::string(op::kAppliedAnnotation), "8"}}));
+  w.reconcile();
+  REQUIRE(w.writer.writes.size() == 2);
+  CHECK(w.writer.writes[0].what == "scale");
+  CHECK(w.writer.writes[0].replicas == 6);
+  CHECK(w.writer.writes[1].what == "annotate");
+  CHECK(w.writer.writes[1].resource_version == "10+1");
+  for (const auto& [key, value] : w.writer.writes[1].annotations) CHECK_FALSE(value.has_value());
 }
 
 TEST_CASE("handlers map pods and nodes to the Deployments that select them") {

@@ -149,6 +149,28 @@ TEST_CASE("a person's spec.replicas is adopted as the new desired") {
   CHECK(plan.requeue_after == 0ms);
 }
 
+TEST_CASE("the operator's own half-done scale is retried, not adopted as a person's change") {
+  // Scaling up 4 -> 5 wrote applied-replicas 5, then the scale itself failed (a conflict): the
+  // cache shows spec.replicas 4 with applied 5.
+  PlanMemory memory;
+  const ScalePlan up = plan_scale(managed(4, 1), {}, {}, memory, kT0);
+  REQUIRE(up.scale_to == 5);
+  memory.unconfirmed_scale = PlanMemory::Scale{4, 5};  // as the Reconciler records it
+  DeploymentFacts half_done = managed(4, 1);
+  half_done.applied_annotation = "5";
+  const ScalePlan retry = plan_scale(half_done, {}, {}, memory, kT0 + 1s);
+  CHECK(retry.scale_to == 5);
+  CHECK_FALSE(annotation(retry, kDesiredAnnotation));
+  for (const auto& event : retry.events) CHECK(event.reason != "DesiredReplicasAdopted");
+
+  // Once spec.replicas shows the scale, a later difference is someone else's again.
+  CHECK_FALSE(plan_scale(managed(5, 1), {}, {}, memory, kT0 + 2s).scale_to);
+  CHECK_FALSE(memory.unconfirmed_scale);
+  DeploymentFacts person = managed(5, 1);
+  person.spec_replicas = 4;
+  CHECK(annotation(plan_scale(person, {}, {}, memory, kT0 + 3s), kDesiredAnnotation) == "4");
+}
+
 TEST_CASE("a person's desired-replicas annotation applies at once") {
   PlanMemory memory;
   CHECK_FALSE(plan_scale(managed(4, 0), {}, {}, memory, kT0).scale_to);
