@@ -26,8 +26,10 @@ bool all_ready(ClusterFixture& f, const std::string& app, std::size_t replicas) 
 
 std::vector<json::object> pods_on(ClusterFixture& f, const std::string& node) {
   std::vector<json::object> out;
-  for (auto& pod : f.pods_of("web"))
-    if (pod.at("spec").at("nodeName").as_string() == node) out.push_back(std::move(pod));
+  for (auto& pod : f.pods_of("web")) {
+    const auto* name = pod.at("spec").as_object().if_contains("nodeName");  // absent: unscheduled
+    if (name != nullptr && name->as_string() == node) out.push_back(std::move(pod));
+  }
   return out;
 }
 
