@@ -13,27 +13,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kube_sim_session import KubeSim, condition, wait_for  # noqa: E402
-
-MANIFEST = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {name}
-  namespace: default
-  annotations: {annotations}
-spec:
-  replicas: {replicas}
-  selector:
-    matchLabels: {{app: {name}}}
-  template:
-    metadata:
-      labels: {{app: {name}}}
-    spec:
-      containers:
-      - name: {name}
-        image: registry.example/{name}:1.0
-"""
+from kube_sim_session import KubeSim, condition, deployment_manifest, wait_for  # noqa: E402
 
 START = time.monotonic()
 
@@ -80,13 +60,12 @@ def main():
         say(f"starting replica-guard (node grace {grace:g}s, scale-down delay {60 * scale:g}s)")
         sim.start_operator("replica-guard", "--node-grace-period", f"{grace:g}s",
                            "--scale-down-delay", f"{60 * scale:g}s")
-        manifests = "---".join(MANIFEST.format(name=name, replicas=count, annotations=annotations)
-                               for name, count, annotations in [
-                                   ("web", 4, '{replica-guard.io/enabled: "true"}'),
-                                   ("api", 3, '{replica-guard.io/enabled: "true", replica-guard.io/max-surge: "2"}'),
-                                   ("batch", 2, "{}")])
         say("kubectl apply: web (4 replicas) and api (3) opted in, batch (2) not")
-        sim.run("apply", "-f", "-", stdin=manifests)
+        for name, count, annotations in [
+                ("web", 4, {"replica-guard.io/enabled": "true"}),
+                ("api", 3, {"replica-guard.io/enabled": "true", "replica-guard.io/max-surge": "2"}),
+                ("batch", 2, {})]:
+            sim.run("apply", "-f", "-", stdin=deployment_manifest(name, count, annotations))
         wanted = {"web": 4, "api": 3, "batch": 2}
         wait_for("every replica serving", lambda: all(serving(sim).get(k, 0) >= v for k, v in wanted.items()),
                  60, interval=0.25)

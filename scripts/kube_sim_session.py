@@ -10,6 +10,22 @@ import tempfile
 import time
 
 
+class KubectlMissing(RuntimeError):
+    """No kubectl to drive kube-sim with: tests skip (exit 77), the demo stops."""
+
+
+def deployment_manifest(name, replicas, annotations):
+    """A Deployment `name` in namespace default (pods labelled app=NAME) as kubectl-applyable
+    JSON; `annotations` e.g. {"replica-guard.io/enabled": "true"}."""
+    return json.dumps({
+        "apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": "default", "annotations": annotations},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+                 "template": {"metadata": {"labels": {"app": name}},
+                              "spec": {"containers": [{"name": name, "image": f"registry.example/{name}:1.0"}]}}},
+    })
+
+
 def wait_for(what, check, timeout, interval=0.1):
     """Polls check() until it is true; raises naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout
@@ -35,7 +51,7 @@ class KubeSim:
         self.build_dir = build_dir
         self.kubectl = kubectl or shutil.which("kubectl")
         if not self.kubectl:
-            raise RuntimeError("kubectl not found (scripts/setup.sh --tools installs it into .tools/bin)")
+            raise KubectlMissing("kubectl not found (scripts/setup.sh --tools installs it into .tools/bin)")
         self.work = tempfile.mkdtemp(prefix="kube-sim-")
         self.kubeconfig = os.path.join(self.work, "kubeconfig")
         self.processes = []

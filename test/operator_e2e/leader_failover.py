@@ -12,23 +12,9 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, stop, wait_for  # noqa: E402
+from kube_sim_session import Checks, KubeSim, KubectlMissing, deployment_manifest, stop, wait_for  # noqa: E402
 
 LEASE, RENEW, RETRY = 2.0, 1.0, 0.2
-DEPLOYMENT = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: default
-  annotations: {"replica-guard.io/enabled": "true"}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: registry.example/web:1.0}]}
-"""
 
 def main():
     build_dir = sys.argv[1]
@@ -36,11 +22,9 @@ def main():
     check, eventually = checks.check, checks.eventually
     try:
         sim = KubeSim(build_dir, "--nodes", "2", "--time-scale", "0.05")
-    except RuntimeError as e:
-        if "kubectl not found" in str(e):
-            print(f"skipped: {e}")
-            return 77
-        raise
+    except KubectlMissing as e:
+        print(f"skipped: {e}")
+        return 77
     with sim:
         flags = ["--leader-elect", "--leader-election-namespace", "default",
                  "--leader-elect-lease-duration", f"{LEASE:g}s", "--leader-elect-renew-deadline", f"{RENEW:g}s",
@@ -62,7 +46,7 @@ def main():
         leader = leaders[0]
         standby = "b" if leader == "a" else "a"
 
-        sim.run("apply", "-f", "-", stdin=DEPLOYMENT)
+        sim.run("apply", "-f", "-", stdin=deployment_manifest("web", 2, {"replica-guard.io/enabled": "true"}))
         desired = lambda: (sim.get("deployment", "web", "-n", "default") or {}).get(
             "metadata", {}).get("annotations", {}).get("replica-guard.io/desired-replicas")
         wait_for("the leader to record desired replicas", lambda: desired() == "2", 30)

@@ -15,24 +15,10 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, wait_for  # noqa: E402
+from kube_sim_session import Checks, KubeSim, KubectlMissing, deployment_manifest, wait_for  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 NAMESPACE = "replica-guard-system"
-DEPLOYMENT = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: default
-  annotations: {"replica-guard.io/enabled": "true", "replica-guard.io/max-surge": "100%"}
-spec:
-  replicas: 4
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: registry.example/web:1.0}]}
-"""
 
 def service_account_kubeconfig(sim):
     """A copy of the admin kubeconfig whose user is the ServiceAccount's fresh token."""
@@ -54,11 +40,9 @@ def main():
     check, eventually = checks.check, checks.eventually
     try:
         sim = KubeSim(build_dir, "--nodes", "3", "--time-scale", "0.05")
-    except RuntimeError as e:
-        if "kubectl not found" in str(e):
-            print(f"skipped: {e}")
-            return 77
-        raise
+    except KubectlMissing as e:
+        print(f"skipped: {e}")
+        return 77
     with sim:
         manifests = os.path.join(ROOT, "manifests")
         for name in ("00-namespace.yaml", "10-serviceaccount.yaml", "20-rbac.yaml", "21-rbac-bindings.yaml"):
@@ -70,7 +54,8 @@ def main():
 
         sim.start_operator("least-privilege", "--leader-elect", f"--leader-election-namespace={NAMESPACE}",
                            "--node-grace-period=1s", "--scale-down-delay=1s", kubeconfig=kubeconfig)
-        sim.run("apply", "-f", "-", stdin=DEPLOYMENT)
+        sim.run("apply", "-f", "-", stdin=deployment_manifest(
+            "web", 4, {"replica-guard.io/enabled": "true", "replica-guard.io/max-surge": "100%"}))
 
         def web():
             return sim.get("deployment", "web", "-n", "default") or {}

@@ -20,24 +20,10 @@ import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, wait_for  # noqa: E402
+from kube_sim_session import Checks, KubeSim, deployment_manifest, wait_for  # noqa: E402
 
 SKIP = 77
 JOB = "replica-guard"
-DEPLOYMENT = """
-apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: default
-  annotations: {"replica-guard.io/enabled": "true", "replica-guard.io/max-surge": "100%"}
-spec:
-  replicas: 4
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: web, image: registry.example/web:1.0}]}
-"""
 SCRAPE_CONFIG = """global:
   scrape_interval: 1s
   scrape_timeout: 1s
@@ -148,7 +134,8 @@ def web(sim):
 def opt_in(sim, checks):
     """Opts a Deployment in and waits for its pods on two nodes or more; returns the node to stop
     and how many of the pods it runs, or None when replica-guard did not take the Deployment."""
-    sim.run("apply", "-f", "-", stdin=DEPLOYMENT)
+    sim.run("apply", "-f", "-", stdin=deployment_manifest(
+        "web", 4, {"replica-guard.io/enabled": "true", "replica-guard.io/max-surge": "100%"}))
     if not checks.eventually("replica-guard records the desired replicas",
                              lambda: web(sim).get("metadata", {}).get("annotations", {}).get(
                                  "replica-guard.io/desired-replicas") == "4", 30):
