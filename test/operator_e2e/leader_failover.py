@@ -16,6 +16,7 @@ from kube_sim_session import Checks, KubeSim, KubectlMissing, deployment_manifes
 
 LEASE, RENEW, RETRY = 2.0, 1.0, 0.2
 
+
 def main():
     build_dir = sys.argv[1]
     checks = Checks("leader_failover.py")

@@ -20,6 +20,7 @@ from kube_sim_session import Checks, KubeSim, KubectlMissing, deployment_manifes
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 NAMESPACE = "replica-guard-system"
 
+
 def service_account_kubeconfig(sim):
     """A copy of the admin kubeconfig whose user is the ServiceAccount's fresh token."""
     token = sim.run("create", "token", "replica-guard", "-n", NAMESPACE).strip()
