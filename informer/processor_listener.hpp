@@ -134,11 +134,12 @@ class ProcessorListener {
   /// The informer has synced and this handler has been given every object of the initial list
   /// (or, when added late, of the cache at the time it was added).
   bool has_synced() const {
-    {
-      std::lock_guard lock(mutex_);
-      if (initial_pending_ > 0) return false;
-    }
-    return upstream_has_synced_();
+    // Upstream first: once the informer has synced, every initial notification has been added
+    // here (distribution happens as the FIFO pops, before it can report synced), so the count
+    // below is final. In the other order the last initial add could arrive between the two.
+    if (!upstream_has_synced_()) return false;
+    std::lock_guard lock(mutex_);
+    return initial_pending_ == 0;
   }
 
   /// Notifications buffered or being delivered.
