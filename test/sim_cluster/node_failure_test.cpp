@@ -74,12 +74,15 @@ TEST_CASE("a stopped kubelet: Unknown, tainted, pods NotReady yet counted, evict
 
   // The gap: the stranded pod is NotReady but still active, so the ReplicaSet does not replace
   // it -- status.replicas stays 3 while only 2 are ready.
-  REQUIRE(f.run_until([&] { return status_int(replica_set(f), "readyReplicas") == 2; }));
+  // (The deployment controller writes its status after the ReplicaSet's: wait for both.)
+  REQUIRE(f.run_until([&] {
+    return status_int(replica_set(f), "readyReplicas") == 2 &&
+           status_int(f.get("apps", "deployments", "default", "web"), "availableReplicas") == 2;
+  }));
   CHECK(status_int(replica_set(f), "replicas") == 3);
   CHECK(f.pods_of("web").size() == 3);
   CHECK(pods_on(f, "node-1").front().at("metadata").at("uid") == stranded_uid);
   auto deployment = f.get("apps", "deployments", "default", "web");
-  CHECK(status_int(deployment, "availableReplicas") == 2);
   CHECK(status_int(deployment, "unavailableReplicas") == 1);
 
   // After the eviction timeout the pod is deleted and replaced on a healthy node.
