@@ -1,4 +1,5 @@
-// ExecCredential: running a kubeconfig exec plugin and caching its token until it expires.
+// ExecCredential: running a kubeconfig exec plugin and caching its token and client certificate
+// until they expire.
 #include "client/config/exec_credential.hpp"
 
 #include <fmt/chrono.h>
@@ -16,6 +17,7 @@
 #include <system_error>
 
 #include "client/config/base64.hpp"
+#include "client/config/key_pair.hpp"
 #include "client/config/subprocess.hpp"
 #include "client/model/time.hpp"
 
@@ -68,7 +70,7 @@ std::string ExecCredential::exec_info() const {
   return json::serialize(info);
 }
 
-ExecCredential::Cached ExecCredential::parse_output(const std::string& output) const {
+ExecCredential::Credentials ExecCredential::parse_output(const std::string& output) const {
   auto fail = [&](std::string_view problem) {
     return ExecPluginError(fmt::format("exec plugin {}: {}", config_.command, problem));
   };
@@ -95,30 +97,42 @@ ExecCredential::Cached ExecCredential::parse_output(const std::string& output) c
   const json::value* status = object->if_contains("status");
   if (status == nullptr || !status->is_object()) throw fail("it didn't return a status field");
   const json::object& s = status->get_object();
-  Cached cached{string_field(s, "token"), std::nullopt};
-  if (cached.token.empty()) {
-    if (!string_field(s, "clientCertificateData").empty()) {
-      throw fail(
-          "it returned a client certificate; client certificates from exec plugins are not "
-          "supported, configure the plugin to return a token");
+  Credentials credentials{string_field(s, "token"), nullptr, std::nullopt};
+  std::string cert = string_field(s, "clientCertificateData");
+  std::string key = string_field(s, "clientKeyData");
+  if (credentials.token.empty() && cert.empty() && key.empty()) {
+    throw fail(
+        "it didn't return a token or a client certificate (status.token, or "
+        "status.clientCertificateData with status.clientKeyData)");
+  }
+  if (cert.empty() != key.empty()) {
+    throw fail(cert.empty() ? "it returned clientKeyData without clientCertificateData; a client "
+                              "certificate needs both"
+                            : "it returned clientCertificateData without clientKeyData; a client "
+                              "certificate needs both");
+  }
+  if (!cert.empty()) {
+    if (auto problem = key_pair_problem(cert, key, "clientCertificateData", "clientKeyData")) {
+      throw fail(*problem);
     }
-    throw fail("it didn't return a token");
+    credentials.certificate =
+        std::make_shared<const ClientCertificate>(ClientCertificate{cert, key});
   }
   if (std::string expiry = string_field(s, "expirationTimestamp"); !expiry.empty()) {
-    cached.expiry = parse_rfc3339(expiry);
-    if (!cached.expiry) {
+    credentials.expiry = parse_rfc3339(expiry);
+    if (!credentials.expiry) {
       throw fail(fmt::format("its expirationTimestamp \"{}\" is not an RFC 3339 time", expiry));
     }
   }
-  return cached;
+  return credentials;
 }
 
 /// One plugin run that later callers join: they park their completion handlers here and are
 /// resumed, each on its own executor, when the run ends.
 class ExecCredential::Flight {
  public:
-  /// Waits for complete(), then returns the header or rethrows the run's error.
-  boost::asio::awaitable<std::string> wait() {
+  /// Waits for complete(), then returns the credentials or rethrows the run's error.
+  boost::asio::awaitable<std::shared_ptr<const Credentials>> wait() {
     auto initiate = [this](auto handler) {
       // Resumed through a post to the waiter's own executor, never inline in complete().
       auto executor = boost::asio::get_associated_executor(handler);
@@ -135,14 +149,14 @@ class ExecCredential::Flight {
     co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&, void()>(
         initiate, boost::asio::use_awaitable);
     if (error_) std::rethrow_exception(error_);
-    co_return header_;
+    co_return credentials_;
   }
 
-  void complete(std::string header, std::exception_ptr error) {
+  void complete(std::shared_ptr<const Credentials> credentials, std::exception_ptr error) {
     std::vector<std::function<void()>> waiters;
     {
       std::lock_guard lock(mutex_);
-      header_ = std::move(header);
+      credentials_ = std::move(credentials);
       error_ = std::move(error);
       done_ = true;
       waiters.swap(waiters_);
@@ -153,19 +167,20 @@ class ExecCredential::Flight {
  private:
   std::mutex mutex_;
   bool done_ = false;
-  std::string header_;
+  std::shared_ptr<const Credentials> credentials_;
   std::exception_ptr error_;
   std::vector<std::function<void()>> waiters_;
 };
 
-boost::asio::awaitable<std::string> ExecCredential::authorization() {
-  std::optional<std::string> header;
+boost::asio::awaitable<std::shared_ptr<const ExecCredential::Credentials>>
+ExecCredential::credentials() {
+  std::shared_ptr<const Credentials> cached;
   std::shared_ptr<Flight> flight;
   bool leader = false;
   {
     std::lock_guard lock(mutex_);
     if (cached_ && (!cached_->expiry || clock_() < *cached_->expiry)) {
-      header = "Bearer " + cached_->token;
+      cached = cached_;
     } else if (flight_) {
       flight = flight_;
     } else {
@@ -173,16 +188,16 @@ boost::asio::awaitable<std::string> ExecCredential::authorization() {
       leader = true;
     }
   }
-  if (header) co_return *header;
+  if (cached) co_return cached;
   if (!leader) {
-    std::string joined = co_await flight->wait();
+    auto joined = co_await flight->wait();
     co_return joined;
   }
 
-  std::string value;
+  std::shared_ptr<const Credentials> fresh;
   std::exception_ptr error;
   try {
-    value = co_await run_plugin();
+    fresh = co_await run_plugin();
   } catch (...) {
     error = std::current_exception();
   }
@@ -190,12 +205,24 @@ boost::asio::awaitable<std::string> ExecCredential::authorization() {
     std::lock_guard lock(mutex_);
     flight_.reset();
   }
-  flight->complete(value, error);
+  flight->complete(fresh, error);
   if (error) std::rethrow_exception(error);
-  co_return value;
+  co_return fresh;
 }
 
-boost::asio::awaitable<std::string> ExecCredential::run_plugin() {
+boost::asio::awaitable<std::string> ExecCredential::authorization() {
+  auto current = co_await credentials();
+  co_return current->token.empty() ? std::string() : "Bearer " + current->token;
+}
+
+boost::asio::awaitable<std::shared_ptr<const ClientCertificate>>
+ExecCredential::client_certificate() {
+  auto current = co_await credentials();
+  co_return current->certificate;
+}
+
+boost::asio::awaitable<std::shared_ptr<const ExecCredential::Credentials>>
+ExecCredential::run_plugin() {
   if (config_.interactive_mode == "Always") {
     throw ExecPluginError(fmt::format(
         "exec plugin {} needs an interactive terminal (interactiveMode: Always), which a "
@@ -239,13 +266,16 @@ boost::asio::awaitable<std::string> ExecCredential::run_plugin() {
   if (std::string err = trim(result.err); !err.empty()) {
     spdlog::debug("exec plugin {} wrote to stderr: {}", config_.command, err);
   }
-  Cached fresh = parse_output(result.out);
-  std::string value = "Bearer " + fresh.token;
-  {
-    std::lock_guard lock(mutex_);
-    cached_ = std::move(fresh);
+  Credentials fresh = parse_output(result.out);
+  std::lock_guard lock(mutex_);
+  if (fresh.certificate && last_certificate_ &&
+      fresh.certificate->cert_pem == last_certificate_->cert_pem &&
+      fresh.certificate->key_pem == last_certificate_->key_pem) {
+    fresh.certificate = last_certificate_;  // unchanged: no rotation
   }
-  co_return value;
+  last_certificate_ = fresh.certificate;
+  cached_ = std::make_shared<const Credentials>(std::move(fresh));
+  co_return cached_;
 }
 
 }  // namespace rg::client

@@ -1,8 +1,9 @@
 // ExecCredential: the AuthProvider for kubeconfig `exec` credential plugins
 // (client.authentication.k8s.io v1 and v1beta1). Runs the plugin asynchronously with
-// KUBERNETES_EXEC_INFO, reads status.token and status.expirationTimestamp from its ExecCredential
-// output, and caches the token until it expires or invalidate() is called (after a 401).
-// Client certificates returned by plugins are not supported: such a plugin gives a clear error.
+// KUBERNETES_EXEC_INFO, reads status.token, status.clientCertificateData/clientKeyData and
+// status.expirationTimestamp from its ExecCredential output, and caches them until they expire or
+// invalidate() is called (after a 401). A token goes into the Authorization header; a
+// certificate is presented in the TLS handshakes of new connections (see client_certificate()).
 #pragma once
 
 #include <chrono>
@@ -47,10 +48,25 @@ class ExecCredential : public AuthProvider {
       ExecConfig config, ExecClusterInfo cluster = {},
       Clock clock = [] { return std::chrono::system_clock::now(); });
 
-  /// "Bearer <token>", running the plugin when there is no unexpired cached token. Callers that
-  /// arrive while the plugin runs wait for that run instead of starting another one. Throws
-  /// ExecPluginError when the plugin cannot be run, fails or returns something unusable.
+  /// What one plugin run returned: a token, a client certificate, or both.
+  struct Credentials {
+    std::string token;                                            ///< empty when only a certificate
+    std::shared_ptr<const ClientCertificate> certificate;         ///< null when only a token
+    std::optional<std::chrono::system_clock::time_point> expiry;  ///< none: until invalidate()
+  };
+
+  /// The cached credentials, running the plugin when there are none or they have expired.
+  /// Callers that arrive while the plugin runs wait for that run instead of starting another
+  /// one. Throws ExecPluginError when the plugin cannot be run, fails or returns something
+  /// unusable (the message names the plugin and the problem).
+  boost::asio::awaitable<std::shared_ptr<const Credentials>> credentials();
+
+  /// "Bearer <token>", or empty when the plugin returns only a client certificate.
   boost::asio::awaitable<std::string> authorization() override;
+  /// The plugin's client certificate, or null. The pointer stays the same while the plugin
+  /// keeps returning the same certificate, even across runs, so only a real rotation makes the
+  /// transport drop its connections.
+  boost::asio::awaitable<std::shared_ptr<const ClientCertificate>> client_certificate() override;
   void invalidate() override;
 
   /// How many times the plugin has been run (for tests and diagnostics).
@@ -60,22 +76,20 @@ class ExecCredential : public AuthProvider {
   std::string exec_info() const;
 
  private:
-  struct Cached {
-    std::string token;
-    std::optional<std::chrono::system_clock::time_point> expiry;
-  };
-
   class Flight;
 
-  Cached parse_output(const std::string& output) const;
-  /// Runs the plugin, caches its token and returns the header.
-  boost::asio::awaitable<std::string> run_plugin();
+  Credentials parse_output(const std::string& output) const;
+  /// Runs the plugin, caches its credentials and returns them.
+  boost::asio::awaitable<std::shared_ptr<const Credentials>> run_plugin();
 
   ExecConfig config_;
   ExecClusterInfo cluster_;
   Clock clock_;
   mutable std::mutex mutex_;
-  std::optional<Cached> cached_;    ///< guarded by mutex_
+  std::shared_ptr<const Credentials> cached_;  ///< guarded by mutex_
+  /// The last certificate handed out, kept across invalidate() so an unchanged certificate
+  /// keeps its identity; guarded by mutex_.
+  std::shared_ptr<const ClientCertificate> last_certificate_;
   int runs_ = 0;                    ///< guarded by mutex_
   std::shared_ptr<Flight> flight_;  ///< the run in progress, if any; guarded by mutex_
 };

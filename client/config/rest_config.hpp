@@ -19,8 +19,15 @@ struct TlsConfig {
   bool insecure_skip_verify = false;
 };
 
-/// Supplies the Authorization header of each request. Implementations: static bearer token,
-/// token file re-read when it changes, exec credential plugin (cached until expiry).
+/// A client certificate (PEM chain) and its private key, supplied by an AuthProvider.
+struct ClientCertificate {
+  std::string cert_pem;
+  std::string key_pem;
+};
+
+/// Supplies the Authorization header of each request, and possibly a client certificate for the
+/// TLS handshake. Implementations: static bearer token, token file re-read when it changes, exec
+/// credential plugin (token and/or certificate, cached until expiry).
 class AuthProvider {
  public:
   virtual ~AuthProvider() = default;
@@ -28,6 +35,12 @@ class AuthProvider {
   virtual boost::asio::awaitable<std::string> authorization() = 0;
   /// Called after a 401 so the next authorization() fetches a fresh credential.
   virtual void invalidate() {}
+  /// The client certificate new TLS connections present, or null for none. The same pointer
+  /// comes back until the credential rotates: a different pointer tells the transport to stop
+  /// reusing connections made with the old one. A static TlsConfig::client_cert_pem wins over it.
+  virtual boost::asio::awaitable<std::shared_ptr<const ClientCertificate>> client_certificate() {
+    co_return nullptr;
+  }
 };
 
 /// How to reach and authenticate to one API server.

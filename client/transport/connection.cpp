@@ -65,9 +65,10 @@ std::string_view to_string(TransportErrorKind kind) {
   return "unknown";
 }
 
-Connection::Connection(const HttpStream::executor_type& executor, ssl::context* tls,
+Connection::Connection(const HttpStream::executor_type& executor, std::shared_ptr<ssl::context> tls,
                        std::string where)
-    : stream_(tls != nullptr ? HttpStream(executor, *tls) : HttpStream(executor)),
+    : tls_(std::move(tls)),
+      stream_(tls_ != nullptr ? HttpStream(executor, *tls_) : HttpStream(executor)),
       where_(std::move(where)) {}
 
 void Connection::set_deadline(Deadline deadline) {
@@ -145,10 +146,9 @@ TransportError Connection::error(error_code ec, IoStage stage) const {
   return TransportError(Kind::kProtocol, ec, ec.message());
 }
 
-asio::awaitable<std::unique_ptr<Connection>> Connection::open(const ServerAddress& address,
-                                                              ssl::context* tls,
-                                                              const std::string& server_name,
-                                                              Deadline deadline) {
+asio::awaitable<std::unique_ptr<Connection>> Connection::open(
+    const ServerAddress& address, const std::shared_ptr<ssl::context>& tls,
+    const std::string& server_name, Deadline deadline) {
   const auto executor = co_await asio::this_coro::executor;
   std::unique_ptr<Connection> connection(new Connection(executor, tls, address.host_header()));
   error_code ec;
@@ -185,8 +185,8 @@ asio::awaitable<std::unique_ptr<Connection>> Connection::open(const ServerAddres
     if (not_ip && SSL_set_tlsext_host_name(stream->native_handle(), server_name.c_str()) != 1) {
       throw TransportError(TransportErrorKind::kTls, {}, "cannot set TLS SNI to " + server_name);
     }
-    if (tls->native_handle() != nullptr &&
-        SSL_CTX_get_verify_mode(tls->native_handle()) != SSL_VERIFY_NONE) {
+    SSL_CTX* context = SSL_get_SSL_CTX(stream->native_handle());
+    if (SSL_CTX_get_verify_mode(context) != SSL_VERIFY_NONE) {
       // Keep the first reason a certificate was refused, for the error message.
       auto verify = [failure = connection->verify_failure_,
                      check = ssl::host_name_verification(server_name),

@@ -74,11 +74,10 @@ class HttpStream {
 class Connection {
  public:
   /// Resolves, connects and (for https) handshakes with SNI, certificate and host name checks.
-  /// `tls` is null for http. Throws TransportError.
-  static boost::asio::awaitable<std::unique_ptr<Connection>> open(const ServerAddress& address,
-                                                                  boost::asio::ssl::context* tls,
-                                                                  const std::string& server_name,
-                                                                  Deadline deadline);
+  /// `tls` is null for http; the connection keeps it alive. Throws TransportError.
+  static boost::asio::awaitable<std::unique_ptr<Connection>> open(
+      const ServerAddress& address, const std::shared_ptr<boost::asio::ssl::context>& tls,
+      const std::string& server_name, Deadline deadline);
 
   ~Connection() { close(); }
 
@@ -100,6 +99,10 @@ class Connection {
   /// waiting (e.g. a 408 or TLS close_notify): reusing it would fail.
   bool looks_alive();
 
+  /// The TLS context the connection was made with (null for http): the pool reuses a
+  /// connection only for requests that would use the same one.
+  const boost::asio::ssl::context* tls_context() const { return tls_.get(); }
+
   /// Closes the socket at once (no TLS close_notify: prompt, and the peer sees a reset/EOF).
   void close();
 
@@ -107,9 +110,10 @@ class Connection {
   std::chrono::steady_clock::time_point idle_since;
 
  private:
-  Connection(const HttpStream::executor_type& executor, boost::asio::ssl::context* tls,
-             std::string where);
+  Connection(const HttpStream::executor_type& executor,
+             std::shared_ptr<boost::asio::ssl::context> tls, std::string where);
 
+  std::shared_ptr<boost::asio::ssl::context> tls_;  ///< outlives stream_, which uses it
   HttpStream stream_;
   boost::beast::flat_buffer buffer_;
   std::string where_;  ///< "host:port", for messages

@@ -47,7 +47,10 @@ ConnectionPool::ConnectionPool(std::size_t max_connections,
 
 ConnectionPool::~ConnectionPool() = default;
 
-std::unique_ptr<Connection> ConnectionPool::take_idle_locked() {
+std::unique_ptr<Connection> ConnectionPool::take_idle_locked(const asio::ssl::context* tls) {
+  const auto idle_before = idle_.size();
+  std::erase_if(idle_, [tls](const auto& connection) { return connection->tls_context() != tls; });
+  open_ -= idle_before - idle_.size();  // closed by their destructors; their slots are free again
   const auto now = std::chrono::steady_clock::now();
   while (!idle_.empty()) {
     auto connection = std::move(idle_.back());
@@ -60,13 +63,14 @@ std::unique_ptr<Connection> ConnectionPool::take_idle_locked() {
   return nullptr;
 }
 
-asio::awaitable<ConnectionLease> ConnectionPool::acquire(Deadline deadline) {
+asio::awaitable<ConnectionLease> ConnectionPool::acquire(Deadline deadline,
+                                                         const asio::ssl::context* tls) {
   const auto self = shared_from_this();  // alive while this coroutine waits
   const auto executor = co_await asio::this_coro::executor;
   std::shared_ptr<Waiter> waiter;
   {
     std::lock_guard lock(mutex_);
-    if (auto connection = take_idle_locked()) {
+    if (auto connection = take_idle_locked(tls)) {
       co_return ConnectionLease(self, std::move(connection));
     }
     if (open_ < max_connections_) {
@@ -102,6 +106,9 @@ asio::awaitable<ConnectionLease> ConnectionPool::acquire(Deadline deadline) {
     throw TransportError(TransportErrorKind::kCancelled, asio::error::operation_aborted,
                          "cancelled while waiting for a free connection");
   }
+  // A connection handed over from an exchange that began before a rotation: the slot is kept,
+  // the connection is not.
+  if (waiter->connection && waiter->connection->tls_context() != tls) waiter->connection.reset();
   co_return ConnectionLease(self, std::move(waiter->connection));
 }
 

@@ -1,6 +1,8 @@
 // ConnectionPool: keep-alive connections to one server, capped. A request borrows a connection
 // (or the right to open one) through a ConnectionLease; beyond the cap it waits, first come first
-// served, until a lease is returned. Thread-safe; waiting is cancellable.
+// served, until a lease is returned. A connection is only reused with the TLS context it was made
+// with, so after a client certificate rotates no request goes out with the old one. Thread-safe;
+// waiting is cancellable.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -47,9 +49,12 @@ class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
   ConnectionPool(std::size_t max_connections, std::chrono::steady_clock::duration idle_timeout);
   ~ConnectionPool();
 
-  /// The most recently used live idle connection, else a slot to open one, else waits until
-  /// `deadline`. Throws TransportError (kTimeout, or kCancelled when cancelled while waiting).
-  boost::asio::awaitable<ConnectionLease> acquire(Deadline deadline);
+  /// The most recently used live idle connection made with `tls`, else a slot to open one, else
+  /// waits until `deadline`. Idle connections made with another TLS context (an old client
+  /// certificate) are closed. Throws TransportError (kTimeout, or kCancelled when cancelled while
+  /// waiting).
+  boost::asio::awaitable<ConnectionLease> acquire(Deadline deadline,
+                                                  const boost::asio::ssl::context* tls);
 
   TransportStats stats() const;
 
@@ -58,7 +63,7 @@ class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
   struct Waiter;
 
   void release(std::unique_ptr<Connection> connection, bool reusable);
-  std::unique_ptr<Connection> take_idle_locked();
+  std::unique_ptr<Connection> take_idle_locked(const boost::asio::ssl::context* tls);
 
   const std::size_t max_connections_;
   const std::chrono::steady_clock::duration idle_timeout_;

@@ -1,6 +1,10 @@
-// Transport: building the wire request, picking a connection, the one stale-connection replay,
-// and reading the response header into a BodyReader.
+// Transport: building the wire request, picking a connection (and the TLS context of the current
+// client certificate), the one stale-connection replay, and reading the response header into a
+// BodyReader.
 #include "client/transport/transport.hpp"
+
+#include <mutex>
+#include <stdexcept>
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -28,8 +32,39 @@ constexpr std::uint32_t kHeaderLimit = 256 * 1024;
 struct Transport::Impl {
   ServerAddress address;
   std::string server_name;  // SNI and the name the certificate must match
-  std::shared_ptr<asio::ssl::context> tls;
+  TlsConfig tls_config;
+  // Asked for a client certificate before each connection is picked; null when there is no TLS,
+  // no AuthProvider, or a static client certificate (which wins, as in client-go).
+  std::shared_ptr<AuthProvider> certificate_source;
   std::shared_ptr<ConnectionPool> pool;
+
+  std::mutex tls_mutex;
+  std::shared_ptr<asio::ssl::context> tls;  // for `tls_certificate`; guarded by tls_mutex
+  std::shared_ptr<const ClientCertificate> tls_certificate;
+
+  // The TLS context new and reused connections must have: the one for the AuthProvider's
+  // current certificate, rebuilt when that certificate rotates.
+  asio::awaitable<std::shared_ptr<asio::ssl::context>> current_tls() {
+    if (!certificate_source) co_return tls;
+    auto certificate = co_await certificate_source->client_certificate();
+    std::lock_guard lock(tls_mutex);
+    if (certificate != tls_certificate) {
+      TlsConfig with_certificate = tls_config;
+      if (certificate) {
+        with_certificate.client_cert_pem = certificate->cert_pem;
+        with_certificate.client_key_pem = certificate->key_pem;
+      }
+      try {
+        tls = make_tls_context(with_certificate);
+      } catch (const std::invalid_argument& e) {
+        throw TransportError(
+            TransportErrorKind::kTls, {},
+            std::string("cannot use the credential's client certificate: ") + e.what());
+      }
+      tls_certificate = std::move(certificate);
+    }
+    co_return tls;
+  }
 
   http::request<http::string_body> to_wire(const HttpRequest& request) const {
     http::request<http::string_body> wire;
@@ -50,10 +85,11 @@ struct Transport::Impl {
   }
 
   asio::awaitable<ConnectionLease> connect(Deadline deadline, ConnectionKind kind) {
+    auto context = co_await current_tls();
     ConnectionLease lease;
-    if (kind == ConnectionKind::kPooled) lease = co_await pool->acquire(deadline);
+    if (kind == ConnectionKind::kPooled) lease = co_await pool->acquire(deadline, context.get());
     if (!lease.connection) {
-      lease.connection = co_await Connection::open(address, tls.get(), server_name, deadline);
+      lease.connection = co_await Connection::open(address, context, server_name, deadline);
     }
     co_return lease;
   }
@@ -64,7 +100,11 @@ Transport::Transport(const RestConfig& config, TransportOptions options)
   impl_->address = parse_server_address(config.host);
   impl_->server_name =
       config.tls.server_name.empty() ? impl_->address.host : config.tls.server_name;
-  if (impl_->address.tls) impl_->tls = make_tls_context(config.tls);
+  if (impl_->address.tls) {
+    impl_->tls_config = config.tls;
+    impl_->tls = make_tls_context(config.tls);
+    if (config.tls.client_cert_pem.empty()) impl_->certificate_source = config.auth;
+  }
   impl_->pool = std::make_shared<ConnectionPool>(options.max_connections, options.idle_timeout);
 }
 

@@ -1,6 +1,7 @@
 // Tests of ExecCredential with small shell-script plugins written into a temp folder: v1 and
 // v1beta1, caching until expirationTimestamp, invalidate(), KUBERNETES_EXEC_INFO, failures,
-// timeouts, and that a running plugin does not block the io_context.
+// timeouts, client certificates (both halves, valid PEM, matching key, identity across runs), and
+// that a running plugin does not block the io_context.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -14,12 +15,15 @@
 
 #include "client/config/base64.hpp"
 #include "client/config/exec_credential.hpp"
-#include "client/model/time.hpp"
 #include "client/config/kubeconfig.hpp"
+#include "client/model/time.hpp"
+#include "client/transport/certificates.hpp"
 #include "test/client/config/temp_dir.hpp"
 
 using namespace rg::client;
 using rg::test::kCaPem;
+using rg::test::kCertPem;
+using rg::test::kKeyPem;
 using rg::test::run;
 using rg::test::TempDir;
 using std::chrono::system_clock;
@@ -85,6 +89,15 @@ std::string failure_of(const std::string& script, ExecConfig config = {}) {
     return message;
   }
   return "no error";
+}
+
+/// The ExecPluginError message of a plugin that prints an ExecCredential with `status`.
+std::string failure_with_status(const boost::json::object& status) {
+  TempDir files;
+  boost::json::object credential{
+      {"apiVersion", kV1}, {"kind", "ExecCredential"}, {"status", status}};
+  auto output = files.write("credential.json", boost::json::serialize(credential));
+  return failure_of(fmt::format("#!/bin/sh\ncat '{}'\n", output.string()));
 }
 
 }  // namespace
@@ -163,11 +176,8 @@ echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential"}'
 )") == "exec plugin PLUGIN: it didn't return a status field");
   CHECK(failure_of(R"(#!/bin/sh
 echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{}}'
-)") == "exec plugin PLUGIN: it didn't return a token");
-  CHECK(failure_of(R"(#!/bin/sh
-echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"clientCertificateData":"x","clientKeyData":"y"}}'
-)") == "exec plugin PLUGIN: it returned a client certificate; client certificates from exec "
-       "plugins are not supported, configure the plugin to return a token");
+)") == "exec plugin PLUGIN: it didn't return a token or a client certificate (status.token, "
+       "or status.clientCertificateData with status.clientKeyData)");
   CHECK(failure_of(R"(#!/bin/sh
 echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"t","expirationTimestamp":"soon"}}'
 )") == "exec plugin PLUGIN: its expirationTimestamp \"soon\" is not an RFC 3339 time");
@@ -319,4 +329,80 @@ current-context: x
   auto* exec = dynamic_cast<ExecCredential*>(rest.auth.get());
   REQUIRE(exec != nullptr);
   CHECK(run(rest.auth->authorization()) == "Bearer tok-from-kubeconfig-1");
+}
+
+TEST_CASE("client certificates: both halves, valid PEM, and a key that matches") {
+  const auto ca = generate_ca("client-ca");
+  CertificateRequest request;
+  request.common_name = "alice";
+  request.server_auth = false;
+  request.client_auth = true;
+  const auto alice = issue_certificate(ca, request);
+  const auto other = issue_certificate(ca, request);
+
+  CHECK(failure_with_status({{"clientCertificateData", alice.cert_pem}}) ==
+        "exec plugin PLUGIN: it returned clientCertificateData without clientKeyData; a client "
+        "certificate needs both");
+  CHECK(failure_with_status({{"token", "t"}, {"clientKeyData", alice.key_pem}}) ==
+        "exec plugin PLUGIN: it returned clientKeyData without clientCertificateData; a client "
+        "certificate needs both");
+  CHECK(failure_with_status(
+            {{"clientCertificateData", "not a certificate"}, {"clientKeyData", alice.key_pem}}) ==
+        "exec plugin PLUGIN: clientCertificateData holds no PEM certificate (-----BEGIN "
+        "CERTIFICATE-----)");
+  CHECK(failure_with_status(
+            {{"clientCertificateData", std::string(kCertPem)}, {"clientKeyData", alice.key_pem}})
+            .starts_with(
+                "exec plugin PLUGIN: clientCertificateData is not a valid PEM certificate ("));
+  CHECK(failure_with_status(
+            {{"clientCertificateData", alice.cert_pem}, {"clientKeyData", alice.cert_pem}}) ==
+        "exec plugin PLUGIN: clientKeyData holds no PEM private key (-----BEGIN ... PRIVATE "
+        "KEY-----)");
+  CHECK(failure_with_status(
+            {{"clientCertificateData", alice.cert_pem}, {"clientKeyData", std::string(kKeyPem)}})
+            .starts_with("exec plugin PLUGIN: clientKeyData is not a valid PEM private key ("));
+  CHECK(failure_with_status(
+            {{"clientCertificateData", alice.cert_pem}, {"clientKeyData", other.key_pem}}) ==
+        "exec plugin PLUGIN: clientKeyData is not the private key of the certificate in "
+        "clientCertificateData");
+}
+
+TEST_CASE("client certificates: cached with the credential; unchanged ones keep their identity") {
+  const auto ca = generate_ca("client-ca");
+  CertificateRequest request;
+  request.common_name = "alice";
+  request.client_auth = true;
+  const auto alice = issue_certificate(ca, request);
+  TempDir dir;
+  boost::json::object credential{
+      {"apiVersion", kV1},
+      {"kind", "ExecCredential"},
+      {"status", {{"clientCertificateData", alice.cert_pem}, {"clientKeyData", alice.key_pem}}}};
+  auto output = dir.write("credential.json", boost::json::serialize(credential));
+  ExecConfig config;
+  config.api_version = kV1;
+  config.command =
+      dir.write("plugin.sh", fmt::format("#!/bin/sh\ncat '{}'\n", output.string()), 0755).string();
+  ExecCredential plugin(config);
+
+  CHECK(run(plugin.authorization()).empty());  // no token: no Authorization header
+  const auto first = run(plugin.client_certificate());
+  REQUIRE(first != nullptr);
+  CHECK(first->cert_pem == alice.cert_pem);
+  CHECK(first->key_pem == alice.key_pem);
+  CHECK(plugin.runs() == 1);
+
+  plugin.invalidate();
+  CHECK(run(plugin.client_certificate()) == first);  // same certificate: same pointer
+  CHECK(plugin.runs() == 2);
+
+  const auto bob = issue_certificate(ca, request);
+  credential["status"] =
+      boost::json::object{{"clientCertificateData", bob.cert_pem}, {"clientKeyData", bob.key_pem}};
+  dir.write("credential.json", boost::json::serialize(credential));
+  plugin.invalidate();
+  const auto rotated = run(plugin.client_certificate());
+  REQUIRE(rotated != nullptr);
+  CHECK(rotated != first);
+  CHECK(rotated->cert_pem == bob.cert_pem);
 }

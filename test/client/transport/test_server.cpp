@@ -9,6 +9,11 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/string_body.hpp>
 
+#include <openssl/bio.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <memory>
 #include <stdexcept>
 
 // g++ 12 with -fsanitize=address at -O2 reports Asio's recycling coroutine-frame allocator as a
@@ -21,6 +26,21 @@ namespace rg::test {
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 using boost::system::error_code;
+
+namespace {
+
+std::string subject_of_peer(SSL* ssl) {
+  std::unique_ptr<X509, decltype(&X509_free)> cert(SSL_get1_peer_certificate(ssl), X509_free);
+  if (!cert) return {};
+  std::unique_ptr<BIO, decltype(&BIO_free)> out(BIO_new(BIO_s_mem()), BIO_free);
+  X509_NAME_print_ex(out.get(), X509_get_subject_name(cert.get()), 0,
+                     XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB);
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(out.get(), &data);
+  return std::string(data, static_cast<std::size_t>(size));
+}
+
+}  // namespace
 
 asio::awaitable<void> ServerSession::respond(int status, std::string body,
                                              client::HttpHeaders headers) {
@@ -104,6 +124,7 @@ asio::awaitable<void> TestServer::serve(std::shared_ptr<ServerSession> session) 
     co_await tls->async_handshake(asio::ssl::stream_base::server,
                                   asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return;  // the client refused our certificate, or sent none when required
+    session->peer_subject_ = subject_of_peer(tls->native_handle());
   }
   while (session->open_ && !*stopped) {
     http::request_parser<http::string_body> parser;

@@ -38,6 +38,9 @@ class ServerSession {
   ServerSession(client::HttpStream stream, int id) : stream_(std::move(stream)), id_(id) {}
 
   int id() const { return id_; }  ///< 1 for the first accepted connection, 2 for the next...
+  /// The subject of the client certificate presented in the TLS handshake, RFC 2253 style
+  /// ("CN=alice,O=team"); empty when none was presented or the server is plain HTTP.
+  const std::string& peer_subject() const { return peer_subject_; }
 
   /// A complete response with Content-Length. The connection stays open for the next request.
   boost::asio::awaitable<void> respond(int status, std::string body,
@@ -55,6 +58,7 @@ class ServerSession {
   client::HttpStream stream_;
   boost::beast::flat_buffer buffer_;
   int id_;
+  std::string peer_subject_;
   bool open_ = true;
   std::shared_ptr<int> closed_by_client_;
 };
