@@ -100,6 +100,13 @@ std::vector<ResourceType> builtin_types() {
   for (auto& type : types)
     if (type.resource == "replicasets") type.selectable_fields = {"status.replicas"};
 
+  // Stored and watched only: no autoscaling controller acts on them (status stays as written).
+  auto& hpas = add(make("autoscaling", "horizontalpodautoscalers", "horizontalpodautoscaler",
+                        "HorizontalPodAutoscaler", true, {"hpa"}));
+  hpas.version = "v2";
+  hpas.categories = {"all"};
+  hpas.subresources = {{"status", "autoscaling", "v2", "HorizontalPodAutoscaler", kSubVerbs}};
+
   auto& jobs = add(make("batch", "jobs", "job", "Job", true));
   jobs.categories = {"all"};
   jobs.subresources = {status_of("batch", "Job")};
