@@ -28,7 +28,7 @@
 #include "informer/shared_informer_factory.hpp"
 #include "operator/annotations.hpp"
 #include "operator/api_adapters.hpp"
-#include "operator/event_recorder.hpp"
+#include "operator/event_broadcaster.hpp"
 #include "operator/http_server.hpp"
 #include "operator/leader_election.hpp"
 #include "operator/logging.hpp"
@@ -91,7 +91,7 @@ struct Manager::Impl {
         nodes(factory.informer_for<Node>(client::resources::nodes(), "nodes")),
         writer(client),
         event_sink(client),
-        events(event_sink, EventRecorderConfig{.instance = instance}),
+        events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
         reconciler(Caches{deployments.indexer(), pods.indexer(), nodes.indexer(), {}}, writer,
                    events, &metrics, reconciler_config(), [this] { return may_write(); }) {
     if (options.leader_elect) {
@@ -403,6 +403,7 @@ struct Manager::Impl {
 
   asio::awaitable<void> run() {
     register_handlers();
+    events.start(co_await asio::this_coro::executor);
     std::exception_ptr failure;
     try {
       auto serving = serve_all();
@@ -413,6 +414,7 @@ struct Manager::Impl {
     }
     co_await asio::this_coro::reset_cancellation_state(asio::disable_cancellation());
     co_await asio::this_coro::throw_if_cancelled(false);
+    co_await events.shut_down();  // after the last reconcile: flushes the queued Events
     co_await factory.shutdown();
     if (failure) std::rethrow_exception(failure);
     log(spdlog::level::info, "stopped", {});
@@ -431,7 +433,7 @@ struct Manager::Impl {
   informer::SharedIndexInformer<Node>& nodes;
   RestDeploymentWriter writer;
   RestEventSink event_sink;
-  EventRecorder events;
+  EventBroadcaster events;
   Reconciler reconciler;
   std::unique_ptr<RestLeaseLock> lease;
   std::unique_ptr<LeaderElector> elector;

@@ -183,7 +183,7 @@ boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
         config_.dry_run ? "dry-run, not done: " + event.message : event.message;
     log(event.warning ? spdlog::level::warn : spdlog::level::info, event.reason,
         {{"namespace", ns}, {"deployment", name}, {"action", message}});
-    co_await events_.record(ref, event.warning ? "Warning" : "Normal", event.reason, message);
+    events_.record(ref, event.warning ? "Warning" : "Normal", event.reason, message);
   }
 }
 

@@ -53,15 +53,18 @@ struct RecordingWriter final : op::DeploymentWriter {
   }
 };
 
-struct NullSink final : op::EventSink {
+// Keeps what the reconciler records, at once (client-go's FakeRecorder); the broadcaster behind
+// the real recorder is tested in event_recorder_test.cpp.
+struct FakeRecorder final : op::EventRecorder {
   std::vector<client::Event> events;
-  asio::awaitable<void> create(const client::Event& e) override {
-    events.push_back(e);
-    co_return;
-  }
-  asio::awaitable<void> update_count(const client::Event& e) override {
-    events.push_back(e);
-    co_return;
+  void record(const client::ObjectReference& object, std::string_view type,
+              std::string_view reason, std::string_view message) override {
+    client::Event e;
+    e.involved_object = object;
+    e.type = type;
+    e.reason = reason;
+    e.message = message;
+    events.push_back(std::move(e));
   }
 };
 
@@ -109,8 +112,8 @@ struct World {
   informer::Indexer<client::Pod> pods{op::pod_indexers()};
   informer::Indexer<client::Node> nodes;
   RecordingWriter writer;
-  NullSink sink;
-  op::EventRecorder events{sink, {}};
+  FakeRecorder sink;
+  op::EventRecorder& events = sink;
   bool leader = true;
 
   op::ReconcileOutcome reconcile(op::ReconcilerConfig config = {}) {

@@ -1,0 +1,80 @@
+// EventBroadcaster: the EventRecorder the operator uses, asynchronous like client-go's
+// record.EventBroadcaster, so writing Events never sits on a reconcile's path.
+//
+//  - record() builds the Event (source, reporting controller and instance, timestamps, a fresh
+//    name) and appends it to a bounded queue (client-go's 1000), then returns. When the queue is
+//    full (the API server is slow or away) the Event is dropped, logged and counted in
+//    replica_guard_events_dropped_total{reason="queue_full"}. Safe from any thread.
+//  - One background coroutine, begun by start(), takes the Events in the order they were recorded,
+//    runs them through the EventCorrelator (aggregation, repeat counting, spam filter) and writes
+//    them: a new Event is created; a repeat patches count, lastTimestamp and message of the first
+//    (created again if it has expired meanwhile). A refusal by the API server drops the Event; no
+//    answer at all is retried after a sleep (the first randomised), up to 12 tries.
+//  - shut_down(): stops taking Events, writes what is queued (one try each, as client-go after
+//    Shutdown) and returns once done, or after `flush_timeout`, when the write in flight is
+//    cancelled and the rest is dropped (reason "shutdown", logged with its number).
+//
+// Usage (the Manager): start(executor) once the io_context runs; reconcilers record(); after the
+// last reconcile, co_await shut_down() before destroying the broadcaster or its sink.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "operator/event_correlator.hpp"
+#include "operator/event_metrics.hpp"
+#include "operator/event_recorder.hpp"
+
+namespace prometheus {
+class Registry;
+}  // namespace prometheus
+
+namespace rg::op {
+
+struct EventBroadcasterConfig {
+  std::string component = "replica-guard";  ///< source.component and reportingComponent
+  std::string instance;                     ///< source.host and reportingInstance: the pod's name
+  std::size_t queue_size = 1000;            ///< Events waiting to be written, at most
+  int max_tries = 12;                       ///< writes of one Event that got no answer
+  std::chrono::milliseconds retry_sleep{std::chrono::seconds(10)};   ///< between those tries
+  std::chrono::milliseconds flush_timeout{std::chrono::seconds(5)};  ///< for shut_down()
+  EventCorrelatorOptions correlator{};
+  /// The time Events are stamped with (and correlated by).
+  std::function<std::chrono::system_clock::time_point()> clock = std::chrono::system_clock::now;
+};
+
+class EventBroadcaster final : public EventRecorder {
+ public:
+  /// Its series go to `registry` (the operator's /metrics).
+  EventBroadcaster(EventSink& sink, EventBroadcasterConfig config, prometheus::Registry& registry);
+  /// Ends a sender still running (cancelled, the rest dropped); await shut_down() instead.
+  ~EventBroadcaster() override;
+  EventBroadcaster(const EventBroadcaster&) = delete;
+  EventBroadcaster& operator=(const EventBroadcaster&) = delete;
+
+  void record(const client::ObjectReference& object, std::string_view type, std::string_view reason,
+              std::string_view message) override;
+
+  /// Begins writing on `executor` (on a strand of its own); Events recorded before wait in the
+  /// queue. Call once; after shut_down() it does nothing.
+  void start(boost::asio::any_io_executor executor);
+
+  /// Stops taking Events, flushes the queue within flush_timeout and ends the writer (see
+  /// above). Never throws; Events recorded afterwards are dropped (reason "shutdown"). Without a
+  /// start() the queued Events are dropped at once.
+  boost::asio::awaitable<void> shut_down();
+
+  const EventMetrics& metrics() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;  // shared with the writer coroutine, which may outlive a call
+};
+
+}  // namespace rg::op
