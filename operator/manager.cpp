@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "client/model/deployment.hpp"
+#include "client/model/horizontal_pod_autoscaler.hpp"
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/api_error.hpp"
@@ -29,6 +30,7 @@
 #include "operator/annotations.hpp"
 #include "operator/api_adapters.hpp"
 #include "operator/event_broadcaster.hpp"
+#include "operator/hpa_lookup.hpp"
 #include "operator/http_server.hpp"
 #include "operator/leader_election.hpp"
 #include "operator/logging.hpp"
@@ -44,6 +46,7 @@ namespace rg::op {
 namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
 using client::Deployment;
+using client::HorizontalPodAutoscaler;
 using client::Node;
 using client::Pod;
 using Queue = workqueue::RateLimitingQueue<std::string>;
@@ -89,11 +92,15 @@ struct Manager::Impl {
         pods(factory.informer_for<Pod>(client::resources::pods(), "pods",
                                        [](auto& o) { o.indexers.merge(pod_indexers()); })),
         nodes(factory.informer_for<Node>(client::resources::nodes(), "nodes")),
+        hpas(options.detect_hpa ? &factory.informer_for<HorizontalPodAutoscaler>(
+                                      hpa_resource(), "horizontalpodautoscalers",
+                                      [](auto& o) { o.indexers.merge(hpa_indexers()); })
+                                : nullptr),
         writer(client),
         event_sink(client),
         events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
-        reconciler(Caches{deployments.indexer(), pods.indexer(), nodes.indexer(), {}}, writer,
-                   events, &metrics, reconciler_config(), [this] { return may_write(); }) {
+        reconciler(Caches{deployments.indexer(), pods.indexer(), nodes.indexer(), hpa_for()},
+                   writer, events, &metrics, reconciler_config(), [this] { return may_write(); }) {
     if (options.leader_elect) {
       lease =
           std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
@@ -107,6 +114,7 @@ struct Manager::Impl {
     track(deployments);
     track(pods);
     track(nodes);
+    if (hpas) track(*hpas);
   }
 
   client::RestClientOptions client_options() {
@@ -125,6 +133,14 @@ struct Manager::Impl {
     if (!options.namespaces.empty()) o.namespace_ = options.namespaces.front();
     o.observer = [this](const std::string& name) { return informer_metrics.observer(name); };
     return o;
+  }
+
+  // Without --detect-hpa there is no HPA cache to ask: every Deployment is guarded.
+  decltype(Caches::hpa_for) hpa_for() const {
+    if (!hpas) return {};
+    return [hpas = hpas](const std::string& ns, const std::string& name) {
+      return hpa_targeting(hpas->indexer(), ns + "/" + name);
+    };
   }
 
   ReconcilerConfig reconciler_config() const {
@@ -235,6 +251,26 @@ struct Manager::Impl {
                }
              },
          .on_delete = [node_changed](const auto& n) { node_changed(informer::key_of<Node>(n)); }});
+    if (!hpas) return;
+    // An HPA appearing, retargeted or deleted changes who writes its Deployment's replicas.
+    const auto hpa_changed = [this](const HorizontalPodAutoscaler& hpa) {
+      if (auto key = target_deployment_key(hpa)) enqueue(*key);
+    };
+    hpas->add_event_handler(
+        "replica-guard", {.on_add =
+                              [hpa_changed](const auto& h, bool initial) {
+                                if (!initial) hpa_changed(*h);
+                              },
+                          .on_update =
+                              [hpa_changed](const auto& old_hpa, const auto& h) {
+                                hpa_changed(*old_hpa);
+                                hpa_changed(*h);
+                              },
+                          .on_delete =
+                              [hpa_changed](const auto& h) {
+                                if (auto object = informer::object_of<HorizontalPodAutoscaler>(h))
+                                  hpa_changed(*object);
+                              }});
   }
 
   std::string metrics_text() const {
@@ -389,7 +425,8 @@ struct Manager::Impl {
       log(spdlog::level::info, "caches synced",
           {{"deployments", std::to_string(deployments.indexer().size())},
            {"pods", std::to_string(pods.indexer().size())},
-           {"nodes", std::to_string(nodes.indexer().size())}});
+           {"nodes", std::to_string(nodes.indexer().size())},
+           {"horizontalpodautoscalers", hpas ? std::to_string(hpas->indexer().size()) : "-"}});
       if (elector) {
         auto term = [this] { return lead(); };
         co_await elector->run(term);
@@ -431,6 +468,7 @@ struct Manager::Impl {
   informer::SharedIndexInformer<Deployment>& deployments;
   informer::SharedIndexInformer<Pod>& pods;
   informer::SharedIndexInformer<Node>& nodes;
+  informer::SharedIndexInformer<HorizontalPodAutoscaler>* hpas;  ///< null without --detect-hpa
   RestDeploymentWriter writer;
   RestEventSink event_sink;
   EventBroadcaster events;

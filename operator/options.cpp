@@ -47,6 +47,11 @@ void add_flags(CLI::App& app, Options& o) {
       ->check(CLI::Range(1, 256));
   app.add_flag("--dry-run", o.dry_run,
                "Compute, log, emit Events and metrics, but never change a Deployment");
+  app.add_flag("--detect-hpa,!--no-detect-hpa", o.detect_hpa,
+               "Watch HorizontalPodAutoscalers and leave the Deployments they scale to them "
+               "(needs list/watch on horizontalpodautoscalers.autoscaling); --detect-hpa=false "
+               "stops watching them, and then guards those Deployments like any other")
+      ->capture_default_str();
   app.add_option("--node-grace-period", o.node_grace_period,
                  "How long a node must be NotReady/Unknown before its pods count as stranded "
                  "(per Deployment: annotation replica-guard.io/node-grace-period)")

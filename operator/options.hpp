@@ -28,6 +28,7 @@ struct Options {
   std::string deployment_selector;      ///< label selector narrowing the opted-in Deployments
   int workers = 2;
   bool dry_run = false;
+  bool detect_hpa = true;  ///< watch HPAs and leave the Deployments they scale to them
   std::string node_grace_period = "30s";
   std::string scale_down_delay = "60s";
   std::string default_max_surge = "25%";

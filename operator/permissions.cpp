@@ -25,6 +25,10 @@ std::vector<Permission> required_permissions(const Options& options,
     for (const char* verb : {"list", "watch"}) {
       wanted.push_back({verb, "apps", "deployments", "", ns, "the Deployment informer"});
       wanted.push_back({verb, "", "pods", "", ns, "the Pod informer"});
+      if (options.detect_hpa) {
+        wanted.push_back({verb, "autoscaling", "horizontalpodautoscalers", "", ns,
+                          "the HorizontalPodAutoscaler informer (--detect-hpa)"});
+      }
     }
     wanted.push_back(
         {"patch", "apps", "deployments", "", ns, "recording replica-guard.io annotations"});

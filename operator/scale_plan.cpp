@@ -26,6 +26,7 @@ void requeue_within(ScalePlan& plan, milliseconds after) {
 
 // Opted out (or never in) while still carrying the operator's annotations: give the Deployment
 // back its desired replicas, if the current count is the operator's doing, and clean up.
+// With a HorizontalPodAutoscaler the replicas are the autoscaler's: only the annotations go.
 ScalePlan plan_opt_out(const DeploymentFacts& d) {
   ScalePlan plan;
   if (!d.desired_annotation && !d.applied_annotation) return plan;
@@ -33,7 +34,8 @@ ScalePlan plan_opt_out(const DeploymentFacts& d) {
   const std::int32_t applied = annotated_count(d.applied_annotation);
   plan.annotations = {{std::string(kDesiredAnnotation), std::nullopt},
                       {std::string(kAppliedAnnotation), std::nullopt}};
-  if (desired >= 0 && applied == d.spec_replicas && d.spec_replicas != desired && !d.paused) {
+  if (desired >= 0 && applied == d.spec_replicas && d.spec_replicas != desired && !d.paused &&
+      !d.hpa_name) {
     plan.scale_to = desired;
     plan.direction = desired > d.spec_replicas ? ScaleDirection::up : ScaleDirection::down;
   }
@@ -82,10 +84,21 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
 
   ScalePlan plan;
   if (d.hpa_name) {
-    plan.events.push_back({true, "HorizontalPodAutoscalerPresent",
-                           "left alone: HorizontalPodAutoscaler \"" + *d.hpa_name +
-                               "\" also writes spec.replicas, and two writers would fight"});
+    // The autoscaler owns spec.replicas: no write at all, and whatever was pending is dropped.
+    if (memory.left_to_hpa != d.hpa_name) {
+      plan.events.push_back({true, "HorizontalPodAutoscalerPresent",
+                             "left alone: HorizontalPodAutoscaler \"" + *d.hpa_name +
+                                 "\" also writes spec.replicas, and two writers would fight"});
+    }
+    memory = PlanMemory{};
+    memory.left_to_hpa = d.hpa_name;
     return plan;
+  }
+  if (memory.left_to_hpa) {
+    plan.events.push_back({false, "HorizontalPodAutoscalerGone",
+                           "HorizontalPodAutoscaler \"" + *memory.left_to_hpa +
+                               "\" no longer targets it: guarding the replicas again"});
+    memory.left_to_hpa.reset();
   }
   if (d.paused) return plan;
 

@@ -54,6 +54,9 @@ struct PlanMemory {
     std::int32_t to = 0;
   };
   std::optional<Scale> unconfirmed_scale;
+  /// The HorizontalPodAutoscaler the Deployment was last left to: its Warning Event is recorded
+  /// once, when it appears, not at every reconcile.
+  std::optional<std::string> left_to_hpa;
 };
 
 struct EventSpec {

@@ -44,6 +44,13 @@ TEST_CASE("flags parse, --namespace repeats") {
   CHECK_NOTHROW(rg::op::validate(o));
 }
 
+TEST_CASE("--detect-hpa is on by default and can be turned off") {
+  CHECK(parse({}).detect_hpa);
+  CHECK(parse({"--detect-hpa"}).detect_hpa);
+  CHECK_FALSE(parse({"--detect-hpa=false"}).detect_hpa);
+  CHECK_FALSE(parse({"--no-detect-hpa"}).detect_hpa);
+}
+
 TEST_CASE("bad values name the flag") {
   CHECK_THROWS_AS(parse({"--workers", "0"}), CLI::ValidationError);
   CHECK_THROWS_AS(parse({"--log-format", "xml"}), CLI::ValidationError);

@@ -20,11 +20,13 @@ TEST_CASE("cluster-wide: informers, annotations, scale and Events everywhere; no
        {"list deployments.apps cluster-wide", "watch deployments.apps cluster-wide",
         "patch deployments.apps cluster-wide", "patch deployments.apps/scale cluster-wide",
         "list pods cluster-wide", "watch pods cluster-wide", "list nodes cluster-wide",
-        "watch nodes cluster-wide", "create events cluster-wide", "patch events cluster-wide"}) {
+        "watch nodes cluster-wide", "create events cluster-wide", "patch events cluster-wide",
+        "list horizontalpodautoscalers.autoscaling cluster-wide",
+        "watch horizontalpodautoscalers.autoscaling cluster-wide"}) {
     CAPTURE(expected);
     CHECK(has(wanted, expected));
   }
-  CHECK(wanted.size() == 10);
+  CHECK(wanted.size() == 12);
   CHECK(std::none_of(wanted.begin(), wanted.end(),
                      [](const Permission& p) { return p.resource == "leases"; }));
 }
@@ -36,8 +38,18 @@ TEST_CASE("--namespace: namespaced permissions in each watched namespace, nodes 
   CHECK(has(wanted, "watch pods in namespace \"shop\""));
   CHECK(has(wanted, "patch deployments.apps/scale in namespace \"blog\""));
   CHECK_FALSE(has(wanted, "watch pods cluster-wide"));
+  CHECK(has(wanted, "watch horizontalpodautoscalers.autoscaling in namespace \"blog\""));
   CHECK(has(wanted, "watch nodes cluster-wide"));
-  CHECK(wanted.size() == 2 * 8 + 2);
+  CHECK(wanted.size() == 2 * 10 + 2);
+}
+
+TEST_CASE("--detect-hpa=false: no permission on HorizontalPodAutoscalers") {
+  Options options;
+  options.detect_hpa = false;
+  const auto wanted = required_permissions(options, "ops");
+  CHECK(std::none_of(wanted.begin(), wanted.end(),
+                     [](const Permission& p) { return p.resource == "horizontalpodautoscalers"; }));
+  CHECK(wanted.size() == 10);
 }
 
 TEST_CASE("leader election: the Lease in --leader-election-namespace, else the own namespace") {

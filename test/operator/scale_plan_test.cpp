@@ -202,6 +202,72 @@ TEST_CASE("paused, deleting and HPA-targeted Deployments are left alone") {
   CHECK(warned.events[0].reason == "HorizontalPodAutoscalerPresent");
 }
 
+TEST_CASE("an HPA-targeted Deployment gets one Warning, no write, and is guarded again after") {
+  PlanMemory memory;
+  DeploymentFacts surged = managed(5, 0);  // a surge no longer needed: its scale-down is pending
+  CHECK_FALSE(plan_scale(surged, {}, {}, memory, kT0).scale_to);
+  REQUIRE(memory.surge_unneeded_since);
+
+  DeploymentFacts hpa = surged;
+  hpa.hpa_name = "web";
+  hpa.replicas.stranded = 2;  // stranded pods do not make the operator write either
+  const ScalePlan warned = plan_scale(hpa, {}, {}, memory, kT0 + 90s);
+  CHECK_FALSE(warned.scale_to);
+  CHECK(warned.annotations.empty());
+  CHECK_FALSE(warned.requeue_after);
+  CHECK_FALSE(warned.managed);
+  REQUIRE(warned.events.size() == 1);
+  CHECK(warned.events[0].warning);
+  CHECK(warned.events[0].reason == "HorizontalPodAutoscalerPresent");
+  CHECK(warned.events[0].message.find("\"web\"") != std::string::npos);
+
+  const ScalePlan again = plan_scale(hpa, {}, {}, memory, kT0 + 100s);
+  CHECK_FALSE(again.scale_to);
+  CHECK(again.annotations.empty());
+  CHECK(again.events.empty());  // said once, not at every reconcile
+
+  hpa.hpa_name = "web-v2";  // another autoscaler: said again
+  CHECK(plan_scale(hpa, {}, {}, memory, kT0 + 110s).events.size() == 1);
+
+  SUBCASE("the HPA gone: the pending scale-down starts its delay afresh") {
+    const ScalePlan back = plan_scale(surged, {}, {}, memory, kT0 + 120s);
+    REQUIRE_FALSE(back.events.empty());
+    CHECK(back.events[0].reason == "HorizontalPodAutoscalerGone");
+    CHECK_FALSE(back.scale_to);
+    CHECK(back.requeue_after == 60s);
+    CHECK(plan_scale(surged, {}, {}, memory, kT0 + 180s).scale_to == 4);
+  }
+  SUBCASE("the HPA gone after it changed spec.replicas: its count is adopted") {
+    DeploymentFacts scaled = surged;
+    scaled.spec_replicas = 8;
+    const ScalePlan back = plan_scale(scaled, {}, {}, memory, kT0 + 120s);
+    CHECK_FALSE(back.scale_to);
+    CHECK(annotation(back, kDesiredAnnotation) == "8");
+    REQUIRE(back.events.size() == 2);
+    CHECK(back.events[0].reason == "HorizontalPodAutoscalerGone");
+    CHECK(back.events[1].reason == "DesiredReplicasAdopted");
+  }
+  SUBCASE("first sight under an HPA records nothing") {
+    DeploymentFacts fresh;
+    fresh.enabled = true;
+    fresh.spec_replicas = 3;
+    fresh.hpa_name = "web";
+    PlanMemory empty;
+    CHECK(plan_scale(fresh, {}, {}, empty, kT0).annotations.empty());
+  }
+}
+
+TEST_CASE("opting out under an HPA removes the annotations and leaves the replicas to it") {
+  DeploymentFacts d = managed(5, 1);
+  d.enabled = false;
+  d.hpa_name = "web";
+  PlanMemory memory;
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  CHECK_FALSE(plan.scale_to);
+  CHECK(annotation(plan, kDesiredAnnotation) == "<removed>");
+  CHECK(annotation(plan, kAppliedAnnotation) == "<removed>");
+}
+
 TEST_CASE("a likely partition suppresses new surges but keeps existing ones") {
   PlanMemory memory;
   ClusterFacts partition;

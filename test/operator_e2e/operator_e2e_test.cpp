@@ -119,6 +119,62 @@ TEST_CASE("paused Deployments are left alone while others surge") {
   CHECK_FALSE(f.has_event("held", "ScaledUpForStrandedPods"));
 }
 
+TEST_CASE("a Deployment an HPA scales is left to it, and guarded again once the HPA is gone") {
+  OperatorFixture f(2);
+  f.start_operator();
+  guard_and_settle(f, "web", 4, {{"replica-guard.io/max-surge", "100%"}});
+  guard_and_settle(f, "scaled", 4, {{"replica-guard.io/max-surge", "100%"}});
+  f.create_hpa("scaled", "scaled");
+  CHECK(reported(f, "scaled", "HorizontalPodAutoscalerPresent"));
+
+  // The autoscaler scales up (kube-sim runs none: the test does its write). Not adopted: the
+  // replicas are the HPA's, and the operator writes nothing at all.
+  f.cluster.edit_deployment("scaled", [](boost::json::object& spec) { spec["replicas"] = 5; });
+  REQUIRE(f.run_until([&] { return f.ready_pods("scaled") == 5; }));
+
+  // Two nodes: whichever fails strands pods of both Deployments.
+  const auto [victim, stranded] = f.busiest_node("scaled");
+  REQUIRE(stranded > 0);
+  f.cluster.stop_kubelet(victim, true);
+  bool wrote = false;
+  const auto untouched = [&] {
+    return f.spec_replicas("scaled") == 5 && f.annotation("scaled", kDesired) == "4" &&
+           f.annotation("scaled", "replica-guard.io/applied-replicas") == "4";
+  };
+  // "web" surging shows the operator saw the failure; "scaled" keeps what the HPA set.
+  CHECK(f.run_until([&] {
+    wrote = wrote || !untouched();
+    return f.spec_replicas("web") > 4 && f.ready_pods("web") >= 4;
+  }));
+  CHECK_FALSE(wrote);
+  CHECK(untouched());
+  CHECK_FALSE(f.has_event("scaled", "ScaledUpForStrandedPods"));
+  CHECK_FALSE(f.has_event("scaled", "DesiredReplicasAdopted"));
+  CHECK(f.event_count("scaled", "HorizontalPodAutoscalerPresent") == 1);
+
+  // The HPA deleted: its count becomes the desired one, and the stranded pods are surged for.
+  f.delete_hpa("scaled");
+  CHECK(reported(f, "scaled", "HorizontalPodAutoscalerGone"));
+  CHECK_MESSAGE(f.run_until([&] { return f.spec_replicas("scaled") > 5; }),
+                "spec.replicas " << f.spec_replicas("scaled"));
+  CHECK(f.annotation("scaled", kDesired) == "5");
+  CHECK(reported(f, "scaled", "DesiredReplicasAdopted"));
+  CHECK(reported(f, "scaled", "ScaledUpForStrandedPods"));
+}
+
+TEST_CASE("with --detect-hpa=false HPAs are not watched, and their Deployments are guarded") {
+  OperatorFixture f;
+  Options options = e2e_options();
+  options.detect_hpa = false;
+  f.start_operator(options);
+  guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
+  f.create_hpa("web", "web");
+  const auto [victim, stranded] = f.busiest_node("web");
+  f.cluster.stop_kubelet(victim, true);
+  CHECK(f.run_until([&] { return f.spec_replicas("web") == 6 + stranded; }));
+  CHECK_FALSE(f.has_event("web", "HorizontalPodAutoscalerPresent"));
+}
+
 TEST_CASE("opting out restores the desired replicas and removes the operator's annotations") {
   OperatorFixture f;
   f.start_operator();

@@ -13,6 +13,7 @@
 
 #include "client/config/resolve.hpp"
 #include "operator/logging.hpp"
+#include "sim/resource_table.hpp"
 
 namespace rg::op::testing {
 namespace json = boost::json;
@@ -59,6 +60,12 @@ std::string node_of(const json::object& pod) {
   const auto* name = spec != nullptr ? spec->as_object().if_contains("nodeName") : nullptr;
   return name != nullptr && name->is_string() ? std::string(name->as_string()) : "";
 }
+
+// ClusterFixture::type() knows v1 kinds only.
+const sim::ResourceType& hpa_type() {
+  return *sim::ResourceTable::builtin().find("autoscaling", "v2", "horizontalpodautoscalers");
+}
+
 }  // namespace
 
 OperatorFixture::OperatorFixture(std::size_t nodes)
@@ -119,6 +126,27 @@ void OperatorFixture::create_guarded_deployment(
   cluster.create_deployment(name, replicas);
   cluster.annotate_deployment(name, "replica-guard.io/enabled", "true");
   for (const auto& [key, value] : annotations) cluster.annotate_deployment(name, key, value);
+}
+
+void OperatorFixture::create_hpa(const std::string& name, const std::string& target) {
+  json::object hpa{
+      {"apiVersion", "autoscaling/v2"},
+      {"kind", "HorizontalPodAutoscaler"},
+      {"metadata", {{"name", name}, {"namespace", "default"}}},
+      {"spec",
+       {{"scaleTargetRef", {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", target}}},
+        {"minReplicas", 2},
+        {"maxReplicas", 10},
+        {"metrics",
+         json::array{{{"type", "Resource"},
+                      {"resource",
+                       {{"name", "cpu"},
+                        {"target", {{"type", "Utilization"}, {"averageUtilization", 60}}}}}}}}}}};
+  cluster.registry.create(hpa_type(), "default", std::move(hpa), {"kubectl"});
+}
+
+void OperatorFixture::delete_hpa(const std::string& name) {
+  cluster.registry.remove(hpa_type(), "default", name, {});
 }
 
 int OperatorFixture::spec_replicas(const std::string& name) const {

@@ -53,6 +53,10 @@ class OperatorFixture {
   void create_guarded_deployment(
       const std::string& name, int replicas,
       const std::vector<std::pair<std::string, std::string>>& annotations = {});
+  /// Creates an autoscaling/v2 HorizontalPodAutoscaler `name` scaling Deployment `target`
+  /// (kube-sim runs no autoscaler: the test scales as the HPA would).
+  void create_hpa(const std::string& name, const std::string& target);
+  void delete_hpa(const std::string& name);
   /// spec.replicas of Deployment `name` (-1 if it is gone).
   int spec_replicas(const std::string& name) const;
   std::string annotation(const std::string& name, std::string_view key) const;
