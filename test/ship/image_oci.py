@@ -5,13 +5,15 @@ non-root user, ports and labels; the archive, loaded back into a fresh buildah s
 shell and a stripped binary, and that binary -- started by `buildah run` as the image's own
 user, with a kubeconfig mounted read-only -- talks to a kube-sim on 127.0.0.1 over TLS, answers
 /healthz and /readyz, and exits 0 on SIGTERM. buildah runs with vfs storage (no overlay mounts)
-and chroot isolation (no OCI runtime), each in a throwaway storage root. Skips (77) without
-root, buildah or skopeo, and for a sanitizer build.
+and chroot isolation (no OCI runtime), each in a throwaway storage root. The Dockerfile must set
+the same user, entrypoint, ports, environment and labels. Skips (77) without root, buildah or
+skopeo, or mount namespaces, and for a sanitizer build.
 
 Usage: image_oci.py REPLICA_GUARD KUBE_SIM"""
 import json
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -37,6 +39,8 @@ def skip_reason(binary):
     missing = [tool for tool in ("buildah", "skopeo") if not shutil.which(tool)]
     if missing:
         return f"{' and '.join(missing)} not found (scripts/setup.sh --tools installs them)"
+    if subprocess.run(["unshare", "--mount", "true"], capture_output=True).returncode != 0:
+        return "no mount namespaces here (an unprivileged container?): buildah run cannot isolate"
     ldd = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
     if re.search(r"lib(a|ub|t)san", ldd):
         return "a sanitizer build (its runtime needs /proc and its own libraries)"
@@ -104,8 +108,37 @@ def ids(pid):
     return int(fields["Uid"].split()[0]), int(fields["Gid"].split()[0])
 
 
+def dockerfile_runtime():
+    """The Dockerfile's runtime stage (after its last FROM), as the image configuration it sets:
+    {"User", "Entrypoint", "ExposedPorts", "Env", "Labels"}, with ARG defaults substituted."""
+    with open(os.path.join(ROOT, "Dockerfile"), encoding="utf-8") as f:
+        text = re.sub(r"\\\n", " ", f.read())
+    stage = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    stage = stage[max(i for i, line in enumerate(stage) if line.upper().startswith("FROM ")) + 1:]
+    args, config = {}, {"Env": [], "ExposedPorts": set(), "Labels": {}}
+    for line in stage:
+        instruction, _, rest = line.partition(" ")
+        rest = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), rest.strip())
+        instruction = instruction.upper()
+        if instruction == "ARG":
+            name, _, default = rest.partition("=")
+            args[name] = default
+        elif instruction == "USER":
+            config["User"] = rest
+        elif instruction == "ENTRYPOINT":
+            config["Entrypoint"] = json.loads(rest)
+        elif instruction == "EXPOSE":
+            config["ExposedPorts"] |= set(rest.split())
+        elif instruction == "ENV":
+            config["Env"] += shlex.split(rest)
+        elif instruction == "LABEL":
+            config["Labels"].update(pair.split("=", 1) for pair in shlex.split(rest))
+    return config
+
+
 def check_archive(checks, archive, version):
-    """What skopeo reads from the archive: the runtime configuration and the labels."""
+    """What skopeo reads from the archive: the runtime configuration and the labels, the same as
+    the Dockerfile's."""
     inspect = json.loads(subprocess.run(["skopeo", "inspect", f"oci-archive:{archive}"], check=True,
                                         capture_output=True, text=True).stdout)
     config = json.loads(subprocess.run(["skopeo", "inspect", "--config", f"oci-archive:{archive}"], check=True,
@@ -130,6 +163,15 @@ def check_archive(checks, archive, version):
                      ["dpkg", "--print-architecture"], capture_output=True, text=True).stdout.strip()
                  and len(inspect.get("Layers", [])) == 1,
                  f"{inspect.get('Os')}/{inspect.get('Architecture')}, layers {inspect.get('Layers')}")
+    docker = dockerfile_runtime()
+    built = {"User": runtime.get("User"), "Entrypoint": runtime.get("Entrypoint"),
+             "ExposedPorts": set(runtime.get("ExposedPorts", {})),
+             "Labels": {k: v for k, v in labels.items() if k.startswith("org.opencontainers.")}}
+    for key, value in built.items():
+        checks.check(f"the Dockerfile sets the same {key} as image.sh", docker.get(key) == value,
+                     f"Dockerfile {docker.get(key)!r}, image.sh {value!r}")
+    checks.check("the Dockerfile sets the same Env as image.sh", set(docker["Env"]) <= set(runtime.get("Env", [])),
+                 f"Dockerfile {docker['Env']}, image.sh {runtime.get('Env')}")
 
 
 def check_tree(checks, mountpoint):
