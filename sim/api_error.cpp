@@ -113,6 +113,18 @@ ApiError expired(std::string_view message) {
   return ApiError(failure(410, reason::kExpired, std::string(message)));
 }
 
+ApiError inconsistent_continue(std::string continue_token) {
+  auto status = failure(
+      410, reason::kExpired,
+      "The provided continue parameter is too old to display a consistent list result. You can "
+      "start a new list without the continue parameter, or use the continue token in this "
+      "response to retrieve the remainder of the results. Continuing with the provided token "
+      "results in an inconsistent list - objects that were created, modified, or deleted "
+      "between the time the first chunk was returned and now may show up in the list.");
+  status.continue_ = std::move(continue_token);
+  return ApiError(std::move(status));
+}
+
 ApiError too_large_resource_version(std::uint64_t requested, std::uint64_t current) {
   client::StatusDetails details;
   details.causes.push_back({"ResourceVersionTooLarge", "Too large resource version", ""});

@@ -48,6 +48,9 @@ ApiError method_not_allowed(std::string_view verb, const ResourceType& type);
 ApiError unsupported_media_type(std::string_view accepted);
 ApiError not_acceptable(std::string_view accepted);
 ApiError expired(std::string_view message);
+/// 410 for a continue token whose state is compacted, carrying `continue_token` (which resumes
+/// the list at the latest state) in the Status's metadata, as etcd-backed storage answers.
+ApiError inconsistent_continue(std::string continue_token);
 /// 504 Timeout for a resourceVersion newer than the store's.
 ApiError too_large_resource_version(std::uint64_t requested, std::uint64_t current);
 ApiError request_entity_too_large(std::size_t limit);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "sim/api_error.hpp"
 #include "sim/collection_handlers.hpp"
@@ -11,10 +12,6 @@
 
 namespace rg::sim {
 namespace {
-
-constexpr std::string_view kContinueExpired =
-    "The provided continue parameter is too old to display a consistent list result. You can "
-    "start a new list without the continue parameter.";
 
 // The key relative to the list's prefix, as the token carries it ("name" within a namespace).
 std::string relative_key(const StoredObject& object, std::string_view namespace_) {
@@ -35,14 +32,21 @@ boost::asio::awaitable<void> serve_list(Registry& registry, const ResourceType& 
     if (!rv.empty() && rv != "0")
       throw errors::bad_request("specifying resource version is not allowed when using continue");
     auto token = decode_continue(options.continue_token);
-    state = store.list_at(type, namespace_, token.resource_version, kContinueExpired);
     start = namespace_.empty() ? token.start : object_key(namespace_, token.start);
+    if (!token.resource_version) {
+      state = store.list(type, namespace_);  // rv -1: continue at the latest state
+    } else {
+      state = store.list_at(type, namespace_, *token.resource_version);
+      // As etcd's compaction: the rest is offered at the latest state, knowingly inconsistent.
+      if (state == nullptr)
+        throw errors::inconsistent_continue(encode_continue({std::nullopt, token.start}));
+    }
   } else if (!rv.empty() && rv != "0" &&
              (options.resource_version_match == "Exact" ||
               (options.resource_version_match.empty() && options.limit > 0))) {
     auto exact = parse_resource_version(rv);
-    state =
-        store.list_at(type, namespace_, exact, fmt::format("too old resource version: {}", exact));
+    state = store.list_at(type, namespace_, exact);
+    if (state == nullptr) throw errors::expired(fmt::format("too old resource version: {}", exact));
   } else {
     if (!rv.empty()) {
       auto at_least = parse_resource_version(rv);
@@ -53,15 +57,11 @@ boost::asio::awaitable<void> serve_list(Registry& registry, const ResourceType& 
   }
 
   const auto& items = state->items;
-  auto it = items.begin();
-  if (!start.empty())
-    it = std::lower_bound(
-        items.begin(), items.end(), start,
-        [](const ObjectPtr& object, const std::string& key) { return object->key() < key; });
+  auto it = items.from(start);
   const auto& selection = options.selection;
   std::vector<ObjectPtr> page;
-  const std::size_t limit =
-      options.limit > 0 ? static_cast<std::size_t>(options.limit) : items.size();
+  const std::size_t limit = options.limit > 0 ? static_cast<std::size_t>(options.limit)
+                                              : std::numeric_limits<std::size_t>::max();
   for (; it != items.end() && page.size() < limit; ++it)
     if (selection.empty() || selection.matches(**it)) page.push_back(*it);
   std::string continue_token;
@@ -73,8 +73,8 @@ boost::asio::awaitable<void> serve_list(Registry& registry, const ResourceType& 
     if (more != items.end()) {
       continue_token =
           encode_continue(state->resource_version, relative_key(*page.back(), namespace_));
-      if (selection.empty()) remaining = std::distance(it, items.end());
-      store.keep_snapshot(type, namespace_, state);
+      if (selection.empty()) remaining = static_cast<std::int64_t>(items.count_from(it));
+      store.keep_snapshot(type, *state);
     }
   }
 

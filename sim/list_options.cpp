@@ -170,14 +170,18 @@ ListOptions parse_list_options(const HttpRequest& request, const ResourceType& t
   return options;
 }
 
-std::string encode_continue(std::uint64_t resource_version, std::string_view next_key) {
-  boost::json::object token;
-  token["v"] = "meta.k8s.io/v1";
-  token["rv"] = static_cast<std::int64_t>(resource_version);
-  std::string start(next_key);
+std::string encode_continue(const ContinueToken& token) {
+  boost::json::object json;
+  json["v"] = "meta.k8s.io/v1";
+  json["rv"] = token.resource_version ? static_cast<std::int64_t>(*token.resource_version) : -1;
+  json["start"] = token.start;
+  return base64url_encode(boost::json::serialize(json));
+}
+
+std::string encode_continue(std::uint64_t resource_version, std::string_view last_key) {
+  std::string start(last_key);
   start.push_back('\0');
-  token["start"] = start;
-  return base64url_encode(boost::json::serialize(token));
+  return encode_continue({resource_version, std::move(start)});
 }
 
 ContinueToken decode_continue(std::string_view token) {
@@ -197,8 +201,9 @@ ContinueToken decode_continue(std::string_view token) {
   const auto* start = object.if_contains("start");
   if (rv == nullptr || !rv->is_int64() || start == nullptr || !start->is_string())
     throw invalid("missing rv or start");
-  if (rv->get_int64() <= 0)
+  if (rv->get_int64() == 0)
     throw invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  if (rv->get_int64() < 0) return {std::nullopt, std::string(start->get_string())};
   return {static_cast<std::uint64_t>(rv->get_int64()), std::string(start->get_string())};
 }
 

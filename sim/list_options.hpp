@@ -41,13 +41,18 @@ ListOptions parse_list_options(const HttpRequest& request, const ResourceType& t
 /// Parses a resourceVersion; throws 400 when it is not a number.
 std::uint64_t parse_resource_version(std::string_view text);
 
-/// The continue token as the API server encodes it: base64url (no padding) of
-/// {"v":"meta.k8s.io/v1","rv":<rv>,"start":"<key>\u0000"}.
-std::string encode_continue(std::uint64_t resource_version, std::string_view next_key);
+/// A decoded continue token (apiserver pkg/storage/continue.go).
 struct ContinueToken {
-  std::uint64_t resource_version;
+  /// The list's resourceVersion; nullopt for -1, "continue at the latest state" (the token a
+  /// 410 for a compacted continue offers).
+  std::optional<std::uint64_t> resource_version;
   std::string start;  ///< the first key to return (the "\u0000"-suffixed key of the last one)
 };
+/// The continue token as the API server encodes it: base64url (no padding) of
+/// {"v":"meta.k8s.io/v1","rv":<rv or -1>,"start":"<start>"}.
+std::string encode_continue(const ContinueToken& token);
+/// The token of the page after the one ending with `last_key` (relative to the list's prefix).
+std::string encode_continue(std::uint64_t resource_version, std::string_view last_key);
 /// Throws 400 when the token cannot be decoded.
 ContinueToken decode_continue(std::string_view token);
 

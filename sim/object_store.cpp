@@ -47,11 +47,6 @@ bool ready_to_delete(const ResourceType& type, const json::object& object) {
   return !scheduled || phase == "Succeeded" || phase == "Failed";
 }
 
-// The keys of namespace `ns` form the range ["ns/", "ns0") ('0' follows '/').
-std::pair<std::string, std::string> namespace_range(std::string_view ns) {
-  return {std::string(ns) + "/", std::string(ns) + "0"};
-}
-
 }  // namespace
 
 std::string rfc3339_now() {
@@ -82,50 +77,41 @@ ObjectPtr Store::get(const ResourceType& type, std::string_view namespace_,
   std::shared_lock lock(mutex_);
   const auto* state = find_state(type);
   if (state == nullptr) return nullptr;
-  auto it = state->objects.find(object_key(type.namespaced ? namespace_ : "", name));
-  return it == state->objects.end() ? nullptr : it->second;
+  return state->objects.find(object_key(type.namespaced ? namespace_ : "", name));
 }
 
-ObjectListPtr Store::collect(const TypeState& state, std::string_view namespace_,
-                             std::uint64_t resource_version) const {
-  auto list = std::make_shared<ObjectList>();
-  list->resource_version = resource_version;
-  auto begin = state.objects.begin();
-  auto end = state.objects.end();
-  if (!namespace_.empty()) {
-    auto [low, high] = namespace_range(namespace_);
-    begin = state.objects.lower_bound(low);
-    end = state.objects.lower_bound(high);
-  }
-  list->items.reserve(static_cast<std::size_t>(std::distance(begin, end)));
-  for (auto it = begin; it != end; ++it) list->items.push_back(it->second);
-  return list;
+namespace {
+
+ObjectListPtr list_of(const ObjectIndex& objects, std::string_view namespace_,
+                      std::uint64_t resource_version) {
+  return std::make_shared<ObjectList>(ObjectList{resource_version, {objects, namespace_}});
 }
+
+}  // namespace
 
 ObjectListPtr Store::list(const ResourceType& type, std::string_view namespace_) const {
   std::shared_lock lock(mutex_);
   const auto* state = find_state(type);
-  if (state == nullptr) return std::make_shared<ObjectList>(ObjectList{resource_version_, {}});
-  return collect(*state, namespace_, resource_version_);
+  if (state == nullptr) return list_of({}, namespace_, resource_version_);
+  return list_of(state->objects, namespace_, resource_version_);
 }
 
 ObjectListPtr Store::list_at(const ResourceType& type, std::string_view namespace_,
-                             std::uint64_t resource_version,
-                             std::string_view expired_message) const {
+                             std::uint64_t resource_version) const {
   std::shared_lock lock(mutex_);
   if (resource_version > resource_version_)
     throw errors::too_large_resource_version(resource_version, resource_version_);
   const auto* state = find_state(type);
-  if (state == nullptr) return std::make_shared<ObjectList>(ObjectList{resource_version, {}});
-  if (resource_version < state->compacted) throw errors::expired(expired_message);
-  if (state->last_change <= resource_version) return collect(*state, namespace_, resource_version);
-  auto it = state->snapshots.find({std::string(namespace_), resource_version});
-  if (it == state->snapshots.end()) throw errors::expired(expired_message);
-  return it->second.list;
+  if (state == nullptr) return list_of({}, namespace_, resource_version);
+  if (resource_version < state->compacted) return nullptr;
+  if (state->last_change <= resource_version)
+    return list_of(state->objects, namespace_, resource_version);
+  auto it = state->snapshots.find(resource_version);
+  if (it == state->snapshots.end()) return nullptr;
+  return list_of(it->second.objects, namespace_, resource_version);
 }
 
-void Store::keep_snapshot(const ResourceType& type, std::string_view namespace_,
-                          ObjectListPtr list) {
+void Store::keep_snapshot(const ResourceType& type, const ObjectList& list) {
   std::unique_lock lock(mutex_);
   auto& snapshots = state(type).snapshots;
   const auto now = std::chrono::steady_clock::now();
@@ -138,8 +124,7 @@ void Store::keep_snapshot(const ResourceType& type, std::string_view namespace_,
     });
     snapshots.erase(oldest);
   }
-  auto rv = list->resource_version;
-  snapshots.insert_or_assign({std::string(namespace_), rv}, Snapshot{std::move(list), now});
+  snapshots.insert_or_assign(list.resource_version, Snapshot{list.items.index(), now});
 }
 
 std::string Store::new_uid() {
@@ -193,7 +178,7 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
   metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, object);
   ++resource_version_;
-  state.objects.emplace(key, stored);
+  state.objects.insert(stored);
   publish(state, {EventType::kAdded, stored, nullptr});
   return stored;
 }
@@ -202,9 +187,8 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
                         std::string_view name, const Mutation& mutate, bool dry_run) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
-  auto it = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
-  if (it == state.objects.end()) throw errors::not_found(type, name);
-  ObjectPtr current = it->second;
+  ObjectPtr current = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
+  if (current == nullptr) throw errors::not_found(type, name);
   json::object before = current->parse();
   json::object after = mutate(*current, before);
   // Identity and bookkeeping fields are the store's, whatever the mutation did. (Keys are
@@ -226,7 +210,7 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
   metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, after);
   ++resource_version_;
-  it->second = stored;
+  state.objects.insert(stored);
   publish(state, {EventType::kModified, stored, current});
   return stored;
 }
@@ -247,9 +231,8 @@ ObjectPtr Store::remove(const ResourceType& type, std::string_view namespace_,
                         const std::function<void(const StoredObject&)>& check) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
-  auto it = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
-  if (it == state.objects.end()) throw errors::not_found(type, name);
-  ObjectPtr current = it->second;
+  ObjectPtr current = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
+  if (current == nullptr) throw errors::not_found(type, name);
   if (check) check(*current);
   return remove_locked(type, state, current);
 }
@@ -263,7 +246,7 @@ WatchStart Store::watch(const ResourceType& type, std::string_view namespace_,
       std::make_shared<Watcher>(std::move(executor), type.namespaced ? std::string(namespace_) : "",
                                 options_.watcher_capacity);
   if (!from) {
-    start.initial = collect(state, start.watcher->namespace_filter(), resource_version_);
+    start.initial = list_of(state.objects, start.watcher->namespace_filter(), resource_version_);
   } else {
     if (*from > resource_version_)
       throw errors::too_large_resource_version(*from, resource_version_);

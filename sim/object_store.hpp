@@ -21,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "sim/object_index.hpp"
 #include "sim/resource_table.hpp"
 #include "sim/stored_object.hpp"
 #include "sim/watcher.hpp"
@@ -34,10 +35,11 @@ struct StoreOptions {
   std::chrono::seconds snapshot_ttl{300};  ///< like etcd's 5-minute compaction
 };
 
-/// Objects of one type (one namespace or all), sorted by key, as of one resourceVersion.
+/// Objects of one type (one namespace or all), sorted by key, as of one resourceVersion. Shares
+/// structure with the store: taking one is O(1), whatever the number of objects.
 struct ObjectList {
   std::uint64_t resource_version = 0;
-  std::vector<ObjectPtr> items;
+  ObjectRange items;
 };
 using ObjectListPtr = std::shared_ptr<const ObjectList>;
 
@@ -59,12 +61,13 @@ class Store {
   /// The latest state (`namespace_` empty = all namespaces).
   ObjectListPtr list(const ResourceType& type, std::string_view namespace_) const;
   /// The state exactly at `resource_version`: the latest one if the type has not changed since,
-  /// else a snapshot kept by keep_snapshot(); throws 410 Expired with `expired_message` when
-  /// neither exists, 504 when the version is in the future.
+  /// else a snapshot kept by keep_snapshot(); null when neither exists (compacted or expired).
+  /// Throws 504 when the version is in the future.
   ObjectListPtr list_at(const ResourceType& type, std::string_view namespace_,
-                        std::uint64_t resource_version, std::string_view expired_message) const;
-  /// Keeps `list` so later pages of a paginated list see the same state.
-  void keep_snapshot(const ResourceType& type, std::string_view namespace_, ObjectListPtr list);
+                        std::uint64_t resource_version) const;
+  /// Keeps the state of `list` (of every namespace) so later pages of a paginated list see it.
+  /// O(1): the snapshot shares the index's nodes.
+  void keep_snapshot(const ResourceType& type, const ObjectList& list);
 
   /// Stores a new object. Fills metadata.uid, creationTimestamp, resourceVersion, and the name
   /// from generateName. Throws ApiError AlreadyExists (or Invalid when a name cannot be made).
@@ -106,22 +109,20 @@ class Store {
 
  private:
   struct Snapshot {
-    ObjectListPtr list;
+    ObjectIndex objects;
     std::chrono::steady_clock::time_point taken;
   };
   struct TypeState {
-    std::map<std::string, ObjectPtr, std::less<>> objects;  // by key, as etcd orders them
+    ObjectIndex objects;  // by key, as etcd orders them
     std::deque<StoreEvent> history;
     std::uint64_t compacted = 0;    // events up to this resourceVersion are forgotten
     std::uint64_t last_change = 0;  // resourceVersion of the newest event
     std::vector<std::shared_ptr<Watcher>> watchers;
-    std::map<std::pair<std::string, std::uint64_t>, Snapshot> snapshots;  // (namespace, rv)
+    std::map<std::uint64_t, Snapshot> snapshots;  // by resourceVersion
   };
 
   TypeState& state(const ResourceType& type);
   const TypeState* find_state(const ResourceType& type) const;
-  ObjectListPtr collect(const TypeState& state, std::string_view namespace_,
-                        std::uint64_t resource_version) const;
   void publish(TypeState& state, StoreEvent event);
   std::string new_uid();
   ObjectPtr remove_locked(const ResourceType& type, TypeState& state, const ObjectPtr& current);

@@ -1,6 +1,7 @@
 // kube-sim over HTTP: CRUD, Status errors, list pagination and resourceVersion semantics.
 #include <doctest/doctest.h>
 
+#include "sim/list_options.hpp"
 #include "sim/server.hpp"
 #include "test/sim/http_client.hpp"
 
@@ -190,6 +191,38 @@ TEST_CASE("list pagination uses continue tokens over a consistent snapshot") {
   CHECK(expired.json().at("reason") == "Expired");
   CHECK(std::string(expired.json().at("message").as_string())
             .starts_with("The provided continue parameter is too old"));
+
+  // Its Status offers a token that resumes at the latest state: inconsistent, as documented.
+  std::string latest_token(expired.json().at("metadata").at("continue").as_string());
+  REQUIRE(
+      call(port, "POST", "/api/v1/namespaces/default/configmaps", R"({"metadata":{"name":"cm5"}})")
+          .status == 201);
+  auto rest =
+      call(port, "GET", "/api/v1/namespaces/default/configmaps?limit=1&continue=" + latest_token)
+          .json();
+  CHECK(rest.at("items").at(0).at("metadata").at("name") == "cm4");
+  CHECK(std::stoull(rv_of(rest)) > std::stoull(list_rv));
+  auto last = call(port, "GET",
+                   "/api/v1/namespaces/default/configmaps?limit=1&continue=" +
+                       std::string(rest.at("metadata").at("continue").as_string()))
+                  .json();
+  CHECK(last.at("items").at(0).at("metadata").at("name") == "cm5");
+  CHECK(rv_of(last) == rv_of(rest));
+}
+
+TEST_CASE("continue tokens are decoded as the API server does") {
+  rg::sim::Server server;
+  auto port = server.port();
+  auto zero_rv = call(port, "GET",
+                      "/api/v1/pods?limit=1&continue=" +
+                          rg::sim::encode_continue({0, std::string("default/a\0", 10)}));
+  CHECK(zero_rv.status == 400);
+  CHECK(zero_rv.json().at("message") ==
+        "continue key is not valid: incorrect encoded start resourceVersion (version "
+        "meta.k8s.io/v1)");
+  auto latest = rg::sim::decode_continue(rg::sim::encode_continue({std::nullopt, "x"}));
+  CHECK(!latest.resource_version);
+  CHECK(latest.start == "x");
 }
 
 TEST_CASE("list options are validated as the API server does") {
