@@ -11,6 +11,7 @@
 #include "sim/api_error.hpp"
 #include "sim/apply/field_manager.hpp"
 #include "sim/apply/strategy.hpp"
+#include "sim/service_account_controller.hpp"
 
 namespace rg::sim {
 namespace {
@@ -123,6 +124,8 @@ ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_
     apply::record_update(nullptr, object, write_target(type, "", context.field_manager));
   auto created = store_.create(type, std::move(object), context.dry_run);
   if (apply::is_definition(type) && !context.dry_run) sync_definition(*created, false);
+  if (type.group.empty() && type.resource == "namespaces" && !context.dry_run)
+    ensure_default_service_account(*this, created->name);
   return created;
 }
 
@@ -423,6 +426,8 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
   auto deleted = store_.remove(type, namespace_, name, check);
   if (apply::is_definition(type)) sync_definition(*deleted, true);
   if (options.propagation_policy != "Orphan") cascade(deleted);
+  if (type.group.empty() && type.resource == "serviceaccounts" && name == kDefaultServiceAccount)
+    ensure_default_service_account(*this, namespace_);
   return {deleted, true};
 }
 

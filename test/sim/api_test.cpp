@@ -317,3 +317,29 @@ TEST_CASE("delete answers a Status, honours preconditions and cascades to owned 
             .status == 200);
   CHECK(call(port, "GET", "/api/v1/namespaces/default/configmaps/held").status == 404);
 }
+
+TEST_CASE("every namespace has a default ServiceAccount, as the ServiceAccount controller keeps") {
+  rg::sim::Server server;
+  auto port = server.port();
+  for (std::string ns : {"default", "kube-system", "kube-public", "kube-node-lease"})
+    CHECK(call(port, "GET", "/api/v1/namespaces/" + ns + "/serviceaccounts/default").status == 200);
+  REQUIRE(call(port, "POST", "/api/v1/namespaces", R"({"metadata":{"name":"team"}})").status ==
+          201);
+  auto account = call(port, "GET", "/api/v1/namespaces/team/serviceaccounts/default");
+  REQUIRE(account.status == 200);
+  CHECK(account.json().at("kind") == "ServiceAccount");
+  const auto uid = account.json().at("metadata").at("uid");
+
+  // Deleted, it comes back (a new object).
+  REQUIRE(call(port, "DELETE", "/api/v1/namespaces/team/serviceaccounts/default").status == 200);
+  auto again = call(port, "GET", "/api/v1/namespaces/team/serviceaccounts/default");
+  REQUIRE(again.status == 200);
+  CHECK(again.json().at("metadata").at("uid") != uid);
+
+  // A dry-run namespace makes nothing; a deleted namespace takes its ServiceAccount along.
+  REQUIRE(call(port, "POST", "/api/v1/namespaces?dryRun=All", R"({"metadata":{"name":"dry"}})")
+              .status == 201);
+  CHECK(call(port, "GET", "/api/v1/namespaces/dry/serviceaccounts/default").status == 404);
+  REQUIRE(call(port, "DELETE", "/api/v1/namespaces/team").status == 200);
+  CHECK(call(port, "GET", "/api/v1/namespaces/team/serviceaccounts/default").status == 404);
+}
