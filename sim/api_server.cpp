@@ -146,28 +146,13 @@ std::shared_ptr<const Discovery> ApiServer::discovery() {
 }
 
 boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStream& stream) {
-  std::optional<client::Status> failure;
-  try {
-    if (hook_ && co_await hook_(request, stream)) co_return;
-    const auto discovery = this->discovery();
-    if (auto response = discovery->serve(request)) {
-      co_await stream.send(*response);
-      co_return;
-    }
-    co_await handle_resource(request, stream);
-  } catch (const ApiError& error) {
-    failure = error.status();
-  } catch (const std::bad_alloc&) {
-    throw;
-  } catch (const boost::system::system_error&) {
-    throw;  // the connection failed: nothing to answer
-  } catch (const std::exception& error) {
-    failure = errors::internal(error.what()).status();
+  if (hook_ && co_await hook_(request, stream)) co_return;
+  const auto discovery = this->discovery();
+  if (auto response = discovery->serve(request)) {
+    co_await stream.send(*response);
+    co_return;
   }
-  if (failure) {
-    HttpResponse response = status_response(*failure);
-    co_await stream.send(response);
-  }
+  co_await handle_resource(request, stream);
 }
 
 boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,

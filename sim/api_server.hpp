@@ -33,7 +33,8 @@ class ApiServer {
 
   void set_hook(RequestHook hook) { hook_ = std::move(hook); }
 
-  /// The HttpHandler: never throws for API errors (they become Status responses).
+  /// The HttpHandler: throws ApiError for API errors, which HttpServer answers as Status
+  /// responses.
   boost::asio::awaitable<void> handle(HttpRequest& request, ResponseStream& stream);
 
  private:

@@ -20,6 +20,10 @@
 #include <cctype>
 #include <map>
 #include <mutex>
+#include <optional>
+
+#include "sim/api_error.hpp"
+#include "sim/responses.hpp"
 
 namespace rg::sim {
 namespace {
@@ -71,7 +75,7 @@ class Connection final : public ResponseStream,
       request.body = std::move(message.body());
       keep_alive_ = message.keep_alive();
       started_ = false;
-      co_await handler(request, *this);
+      co_await respond(handler, request);
       if (!keep_alive_) break;
     }
     beast::error_code ignored;
@@ -143,6 +147,30 @@ class Connection final : public ResponseStream,
                                                  asio::redirect_error(use_awaitable, ec));
       if (ec) break;
       total += n;
+    }
+  }
+
+  // Runs the handler; what it throws before its response started is answered as a Status
+  // (ApiError's own, anything else a 500 InternalError). After that, or when the connection
+  // itself failed, the exception ends the connection: the client sees a truncated response.
+  asio::awaitable<void> respond(const HttpHandler& handler, HttpRequest& request) {
+    std::optional<client::Status> failure;
+    try {
+      co_await handler(request, *this);
+    } catch (const ApiError& error) {
+      if (started_) throw;
+      failure = error.status();
+    } catch (const boost::system::system_error&) {
+      throw;
+    } catch (const std::bad_alloc&) {
+      throw;
+    } catch (const std::exception& error) {
+      if (started_) throw;
+      failure = errors::internal(error.what()).status();
+    }
+    if (failure) {
+      HttpResponse response = status_response(*failure);
+      co_await send(response);
     }
   }
 

@@ -1,0 +1,82 @@
+// HttpServer: what a handler throws before its response starts is answered as a Status (the
+// ApiError's, or a 500 InternalError); after it started, the connection ends instead.
+#include <doctest/doctest.h>
+
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <stdexcept>
+#include <thread>
+
+#include "sim/api_error.hpp"
+#include "sim/http_server.hpp"
+#include "test/sim/http_client.hpp"
+
+namespace {
+
+boost::asio::awaitable<void> throwing_handler(rg::sim::HttpRequest& request,
+                                              rg::sim::ResponseStream& stream) {
+  if (request.path == "/api-error") throw rg::sim::errors::bad_request("no such thing here");
+  if (request.path == "/retry") throw rg::sim::errors::too_many_requests("slow down", 3);
+  if (request.path == "/bug") throw std::logic_error("a handler bug");
+  const rg::sim::Headers headers = {{"Content-Type", "application/json"}};
+  co_await stream.begin(200, headers);
+  throw rg::sim::errors::bad_request("too late for a Status");
+}
+
+// An HttpServer with throwing_handler on an ephemeral port, served by a background thread.
+class ThrowingServer {
+ public:
+  ThrowingServer() : server_(io_, {}, throwing_handler) {
+    server_.start();
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~ThrowingServer() {
+    server_.stop();
+    work_.reset();
+    io_.stop();
+    thread_.join();
+  }
+  unsigned short port() const { return server_.port(); }
+
+ private:
+  boost::asio::io_context io_;
+  boost::asio::executor_work_guard<boost::asio::io_context::executor_type> work_{
+      io_.get_executor()};
+  rg::sim::HttpServer server_;
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("an ApiError thrown before the response starts is answered as its Status") {
+  ThrowingServer server;
+  auto reply = rg::sim::test::call(server.port(), "GET", "/api-error");
+  CHECK(reply.status == 400);
+  CHECK(reply.header("content-type") == "application/json");
+  auto status = reply.json();
+  CHECK(status.at("kind") == "Status");
+  CHECK(status.at("reason") == "BadRequest");
+  CHECK(status.at("message") == "no such thing here");
+  CHECK(status.at("code") == 400);
+
+  auto retry = rg::sim::test::call(server.port(), "GET", "/retry");
+  CHECK(retry.status == 429);
+  CHECK(retry.header("retry-after") == "3");
+}
+
+TEST_CASE("any other exception before the response starts is a 500 InternalError Status") {
+  ThrowingServer server;
+  auto reply = rg::sim::test::call(server.port(), "GET", "/bug");
+  CHECK(reply.status == 500);
+  CHECK(reply.json().at("reason") == "InternalError");
+  CHECK(std::string(reply.json().at("message").as_string()).find("a handler bug") !=
+        std::string::npos);
+}
+
+TEST_CASE("an error after the response started ends the connection, not a second response") {
+  ThrowingServer server;
+  CHECK_THROWS_AS(rg::sim::test::call(server.port(), "GET", "/late"), boost::system::system_error);
+  // The server goes on serving.
+  CHECK(rg::sim::test::call(server.port(), "GET", "/api-error").status == 400);
+}
