@@ -27,9 +27,8 @@ informer::Indexers<client::HorizontalPodAutoscaler> hpa_indexers() {
   return indexers;
 }
 
-std::optional<std::string> hpa_targeting(
-    const informer::Indexer<client::HorizontalPodAutoscaler>& hpas,
-    std::string_view deployment_key) {
+std::optional<std::string> hpa_targeting(const CacheView<client::HorizontalPodAutoscaler>& hpas,
+                                         std::string_view deployment_key) {
   std::optional<std::string> first;
   for (const auto& hpa : hpas.by_index(kHpasByTargetIndex, deployment_key)) {
     if (!first || hpa->metadata.name < *first) first = hpa->metadata.name;

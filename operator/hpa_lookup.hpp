@@ -11,6 +11,7 @@
 #include "client/rest/resource.hpp"
 #include "informer/index_funcs.hpp"
 #include "informer/indexer.hpp"
+#include "operator/cache_view.hpp"
 
 namespace rg::op {
 
@@ -30,8 +31,7 @@ informer::Indexers<client::HorizontalPodAutoscaler> hpa_indexers();
 
 /// The name of an HPA in `hpas` (built with hpa_indexers()) that scales the Deployment
 /// `deployment_key` ("namespace/name"); the first by name when several do.
-std::optional<std::string> hpa_targeting(
-    const informer::Indexer<client::HorizontalPodAutoscaler>& hpas,
-    std::string_view deployment_key);
+std::optional<std::string> hpa_targeting(const CacheView<client::HorizontalPodAutoscaler>& hpas,
+                                         std::string_view deployment_key);
 
 }  // namespace rg::op

@@ -50,6 +50,8 @@ using client::HorizontalPodAutoscaler;
 using client::Node;
 using client::Pod;
 using Queue = workqueue::RateLimitingQueue<std::string>;
+template <class T>
+using Informers = std::vector<informer::SharedIndexInformer<T>*>;
 
 namespace {
 
@@ -83,24 +85,24 @@ struct Manager::Impl {
         queue_metrics(std::make_shared<workqueue::MetricsProvider>()),
         client(std::move(config), client_options()),
         factory(client, factory_options()),
-        deployments(
-            factory.informer_for<Deployment>(client::resources::deployments(), "deployments",
-                                             [this](auto& o) {
-                                               o.scope.label_selector = options.deployment_selector;
-                                               o.indexers.merge(deployment_indexers());
-                                             })),
-        pods(factory.informer_for<Pod>(client::resources::pods(), "pods",
-                                       [](auto& o) { o.indexers.merge(pod_indexers()); })),
+        deployments(informers_for<Deployment>(client::resources::deployments(),
+                                              [this](auto& o) {
+                                                o.scope.label_selector =
+                                                    options.deployment_selector;
+                                                o.indexers.merge(deployment_indexers());
+                                              })),
+        pods(informers_for<Pod>(client::resources::pods(),
+                                [](auto& o) { o.indexers.merge(pod_indexers()); })),
         nodes(factory.informer_for<Node>(client::resources::nodes(), "nodes")),
-        hpas(options.detect_hpa ? &factory.informer_for<HorizontalPodAutoscaler>(
-                                      hpa_resource(), "horizontalpodautoscalers",
-                                      [](auto& o) { o.indexers.merge(hpa_indexers()); })
-                                : nullptr),
+        hpas(options.detect_hpa
+                 ? informers_for<HorizontalPodAutoscaler>(
+                       hpa_resource(), [](auto& o) { o.indexers.merge(hpa_indexers()); })
+                 : Informers<HorizontalPodAutoscaler>{}),
         writer(client),
         event_sink(client),
         events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
-        reconciler(Caches{deployments.indexer(), pods.indexer(), nodes.indexer(), hpa_for()},
-                   writer, events, &metrics, reconciler_config(), [this] { return may_write(); }) {
+        reconciler(Caches{view_of(deployments), view_of(pods), nodes.indexer(), hpa_for()}, writer,
+                   events, &metrics, reconciler_config(), [this] { return may_write(); }) {
     if (options.leader_elect) {
       lease =
           std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
@@ -111,10 +113,10 @@ struct Manager::Impl {
                       .renew_deadline = parse_duration(options.leader_elect_renew_deadline),
                       .retry_period = parse_duration(options.leader_elect_retry_period)});
     }
-    track(deployments);
-    track(pods);
+    for (auto* each : deployments) track(*each);
+    for (auto* each : pods) track(*each);
     track(nodes);
-    if (hpas) track(*hpas);
+    for (auto* each : hpas) track(*each);
   }
 
   client::RestClientOptions client_options() {
@@ -124,22 +126,49 @@ struct Manager::Impl {
   }
 
   informer::SharedInformerFactoryOptions factory_options() {
-    if (options.namespaces.size() > 1) {
-      throw std::invalid_argument(
-          "--namespace: watching several namespaces is not supported yet; give one, or none "
-          "for all namespaces");
-    }
     informer::SharedInformerFactoryOptions o;
-    if (!options.namespaces.empty()) o.namespace_ = options.namespaces.front();
+    const auto check_period = parse_duration(options.cache_consistency_check_period);
+    if (check_period.count() > 0)
+      o.consistency_check = informer::ConsistencyCheckOptions{.period = check_period};
     o.observer = [this](const std::string& name) { return informer_metrics.observer(name); };
     return o;
   }
 
+  // A namespaced resource's informers: one cluster-wide, or one per --namespace (RBAC may grant
+  // nothing cluster-wide). With several, each is named after its namespace too ("pods/shop"),
+  // in metrics and on /readyz.
+  template <class T>
+  Informers<T> informers_for(
+      const client::ResourceRef& resource,
+      const std::function<void(typename informer::SharedIndexInformer<T>::Options&)>& tweak) {
+    if (options.namespaces.empty())
+      return {&factory.informer_for<T>(resource, resource.resource, tweak)};
+    Informers<T> out;
+    for (const std::string& ns : options.namespaces) {
+      const std::string name =
+          options.namespaces.size() == 1 ? resource.resource : resource.resource + "/" + ns;
+      out.push_back(&factory.informer_for<T>(resource.in(ns), name, tweak));
+    }
+    return out;
+  }
+
+  template <class T>
+  static CacheView<T> view_of(const Informers<T>& informers) {
+    std::vector<const informer::Indexer<T>*> indexers;
+    for (const auto* each : informers) indexers.push_back(&each->indexer());
+    return CacheView<T>(std::move(indexers));
+  }
+
+  template <class T>
+  static std::size_t cached(const Informers<T>& informers) {
+    return view_of(informers).size();
+  }
+
   // Without --detect-hpa there is no HPA cache to ask: every Deployment is guarded.
   decltype(Caches::hpa_for) hpa_for() const {
-    if (!hpas) return {};
-    return [hpas = hpas](const std::string& ns, const std::string& name) {
-      return hpa_targeting(hpas->indexer(), ns + "/" + name);
+    if (hpas.empty()) return {};
+    return [view = view_of(hpas)](const std::string& ns, const std::string& name) {
+      return hpa_targeting(view, ns + "/" + name);
     };
   }
 
@@ -209,27 +238,31 @@ struct Manager::Impl {
   }
 
   void register_handlers() {
-    deployments.add_event_handler(
-        "replica-guard",
-        {.on_add = [this](const auto& d, bool) { enqueue(informer::meta_namespace_key(*d)); },
-         .on_update = [this](const auto&,
-                             const auto& d) { enqueue(informer::meta_namespace_key(*d)); },
-         .on_delete = [this](const auto& d) { enqueue(informer::key_of<Deployment>(d)); }});
+    for (auto* each : deployments) {
+      each->add_event_handler(
+          "replica-guard",
+          {.on_add = [this](const auto& d, bool) { enqueue(informer::meta_namespace_key(*d)); },
+           .on_update = [this](const auto&,
+                               const auto& d) { enqueue(informer::meta_namespace_key(*d)); },
+           .on_delete = [this](const auto& d) { enqueue(informer::key_of<Deployment>(d)); }});
+    }
     const auto pod_changed = [this](const std::shared_ptr<const Pod>& pod) {
       for (const auto& key : reconciler.deployments_for_pod(*pod)) enqueue(key);
     };
-    pods.add_event_handler(
-        "replica-guard",
-        // The initial list needs no mapping: every Deployment is queued when a term starts.
-        {.on_add =
-             [pod_changed](const auto& p, bool initial) {
-               if (!initial) pod_changed(p);
-             },
-         .on_update = [pod_changed](const auto&, const auto& p) { pod_changed(p); },
-         .on_delete =
-             [pod_changed](const auto& p) {
-               if (auto object = informer::object_of<Pod>(p)) pod_changed(object);
-             }});
+    for (auto* each : pods) {
+      each->add_event_handler(
+          "replica-guard",
+          // The initial list needs no mapping: every Deployment is queued when a term starts.
+          {.on_add =
+               [pod_changed](const auto& p, bool initial) {
+                 if (!initial) pod_changed(p);
+               },
+           .on_update = [pod_changed](const auto&, const auto& p) { pod_changed(p); },
+           .on_delete =
+               [pod_changed](const auto& p) {
+                 if (auto object = informer::object_of<Pod>(p)) pod_changed(object);
+               }});
+    }
     const auto node_changed = [this](const std::string& name) {
       for (const auto& key : reconciler.deployments_for_node(name)) enqueue(key);
     };
@@ -251,26 +284,27 @@ struct Manager::Impl {
                }
              },
          .on_delete = [node_changed](const auto& n) { node_changed(informer::key_of<Node>(n)); }});
-    if (!hpas) return;
     // An HPA appearing, retargeted or deleted changes who writes its Deployment's replicas.
     const auto hpa_changed = [this](const HorizontalPodAutoscaler& hpa) {
       if (auto key = target_deployment_key(hpa)) enqueue(*key);
     };
-    hpas->add_event_handler(
-        "replica-guard", {.on_add =
-                              [hpa_changed](const auto& h, bool initial) {
-                                if (!initial) hpa_changed(*h);
-                              },
-                          .on_update =
-                              [hpa_changed](const auto& old_hpa, const auto& h) {
-                                hpa_changed(*old_hpa);
-                                hpa_changed(*h);
-                              },
-                          .on_delete =
-                              [hpa_changed](const auto& h) {
-                                if (auto object = informer::object_of<HorizontalPodAutoscaler>(h))
-                                  hpa_changed(*object);
-                              }});
+    for (auto* each : hpas) {
+      each->add_event_handler(
+          "replica-guard", {.on_add =
+                                [hpa_changed](const auto& h, bool initial) {
+                                  if (!initial) hpa_changed(*h);
+                                },
+                            .on_update =
+                                [hpa_changed](const auto& old_hpa, const auto& h) {
+                                  hpa_changed(*old_hpa);
+                                  hpa_changed(*h);
+                                },
+                            .on_delete =
+                                [hpa_changed](const auto& h) {
+                                  if (auto object = informer::object_of<HorizontalPodAutoscaler>(h))
+                                    hpa_changed(*object);
+                                }});
+    }
   }
 
   std::string metrics_text() const {
@@ -393,7 +427,7 @@ struct Manager::Impl {
                            {.name = "replica-guard", .metrics = queue_metrics, .clock = {}});
     queue.store(q);
     if (elector) metrics.leader(options.leader_election_id, true);
-    for (const auto& d : deployments.indexer().list()) q->add(informer::meta_namespace_key(*d));
+    for (const auto& d : view_of(deployments).list()) q->add(informer::meta_namespace_key(*d));
     auto all_workers = run_workers(q);
     auto stopper = shut_down_on_cancel(q);
     co_await (std::move(all_workers) && std::move(stopper));
@@ -423,10 +457,10 @@ struct Manager::Impl {
       co_await wait_for_caches();
       synced = true;
       log(spdlog::level::info, "caches synced",
-          {{"deployments", std::to_string(deployments.indexer().size())},
-           {"pods", std::to_string(pods.indexer().size())},
+          {{"deployments", std::to_string(cached(deployments))},
+           {"pods", std::to_string(cached(pods))},
            {"nodes", std::to_string(nodes.indexer().size())},
-           {"horizontalpodautoscalers", hpas ? std::to_string(hpas->indexer().size()) : "-"}});
+           {"horizontalpodautoscalers", options.detect_hpa ? std::to_string(cached(hpas)) : "-"}});
       if (elector) {
         auto term = [this] { return lead(); };
         co_await elector->run(term);
@@ -465,10 +499,10 @@ struct Manager::Impl {
   std::shared_ptr<workqueue::MetricsProvider> queue_metrics;
   client::RestClient client;
   informer::SharedInformerFactory factory;
-  informer::SharedIndexInformer<Deployment>& deployments;
-  informer::SharedIndexInformer<Pod>& pods;
+  Informers<Deployment> deployments;
+  Informers<Pod> pods;
   informer::SharedIndexInformer<Node>& nodes;
-  informer::SharedIndexInformer<HorizontalPodAutoscaler>* hpas;  ///< null without --detect-hpa
+  Informers<HorizontalPodAutoscaler> hpas;  ///< none without --detect-hpa
   RestDeploymentWriter writer;
   RestEventSink event_sink;
   EventBroadcaster events;

@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <stdexcept>
+#include <string_view>
 
 #include "client/labels/label_selector.hpp"
 #include "operator/annotations.hpp"
@@ -11,6 +13,17 @@
 #include "operator/logging.hpp"
 
 namespace rg::op {
+
+namespace {
+
+// An RFC 1123 label, as namespace names are.
+bool is_namespace_name(std::string_view name) {
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  return !name.empty() && name.size() <= 63 && alnum(name.front()) && alnum(name.back()) &&
+         std::all_of(name.begin(), name.end(), [&](char c) { return alnum(c) || c == '-'; });
+}
+
+}  // namespace
 
 void add_flags(CLI::App& app, Options& o) {
   app.add_option(
@@ -38,8 +51,10 @@ void add_flags(CLI::App& app, Options& o) {
                  "How often candidates try to take, and the leader to renew, the Lease")
       ->capture_default_str();
   app.add_option("--namespace", o.namespaces,
-                 "Watch only this namespace (repeatable); absent: all namespaces")
-      ->allow_extra_args(false);
+                 "Watch only this namespace (repeatable, or comma-separated: a,b); absent: all "
+                 "namespaces")
+      ->allow_extra_args(false)
+      ->delimiter(',');
   app.add_option("--deployment-selector", o.deployment_selector,
                  "Label selector that opted-in Deployments must also match (e.g. tier=web)");
   app.add_option("--workers", o.workers, "Concurrent reconcile workers")
@@ -49,9 +64,9 @@ void add_flags(CLI::App& app, Options& o) {
                "Compute, log, emit Events and metrics, but never change a Deployment");
   app.add_flag("--detect-hpa,!--no-detect-hpa", o.detect_hpa,
                "Watch HorizontalPodAutoscalers and leave the Deployments they scale to them "
-               "(needs list/watch on horizontalpodautoscalers.autoscaling); --detect-hpa=false "
-               "stops watching them, and then guards those Deployments like any other")
-      ->capture_default_str();
+               "(default; needs list/watch on horizontalpodautoscalers.autoscaling). "
+               "--detect-hpa=false stops watching them, and then guards those Deployments like "
+               "any other");
   app.add_option("--node-grace-period", o.node_grace_period,
                  "How long a node must be NotReady/Unknown before its pods count as stranded "
                  "(per Deployment: annotation replica-guard.io/node-grace-period)")
@@ -71,6 +86,11 @@ void add_flags(CLI::App& app, Options& o) {
   app.add_option("--max-total-surge", o.max_total_surge,
                  "Cap on the replicas added across all Deployments")
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--cache-consistency-check-period", o.cache_consistency_check_period,
+                 "How often to compare each informer's cache with a fresh LIST (e.g. 10m); a "
+                 "confirmed difference is logged and counted in "
+                 "informer_cache_inconsistencies_total. \"0\" never checks")
+      ->capture_default_str();
   app.add_option("--log-format", o.log_format, "Log line format: text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
@@ -90,6 +110,7 @@ void validate(const Options& o) {
   check_duration("--leader-elect-retry-period", o.leader_elect_retry_period);
   check_duration("--node-grace-period", o.node_grace_period);
   check_duration("--scale-down-delay", o.scale_down_delay);
+  check_duration("--cache-consistency-check-period", o.cache_consistency_check_period);
   try {
     IntOrPercent::parse(o.default_max_surge);
   } catch (const std::invalid_argument& e) {
@@ -112,6 +133,15 @@ void validate(const Options& o) {
     } catch (const std::exception& e) {
       throw std::invalid_argument(std::string("--deployment-selector: ") + e.what());
     }
+  }
+  for (auto it = o.namespaces.begin(); it != o.namespaces.end(); ++it) {
+    if (!is_namespace_name(*it)) {
+      throw std::invalid_argument("--namespace: \"" + *it +
+                                  "\" is not a namespace name (lower-case letters, digits and "
+                                  "'-', at most 63, starting and ending with a letter or digit)");
+    }
+    if (std::find(o.namespaces.begin(), it, *it) != it)
+      throw std::invalid_argument("--namespace: \"" + *it + "\" is given twice");
   }
   parse_log_format(o.log_format);
 }

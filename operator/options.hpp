@@ -24,7 +24,7 @@ struct Options {
   std::string leader_elect_lease_duration = "15s";
   std::string leader_elect_renew_deadline = "10s";
   std::string leader_elect_retry_period = "2s";
-  std::vector<std::string> namespaces;  ///< empty: all namespaces
+  std::vector<std::string> namespaces;  ///< empty: all namespaces; else one informer each
   std::string deployment_selector;      ///< label selector narrowing the opted-in Deployments
   int workers = 2;
   bool dry_run = false;
@@ -34,6 +34,8 @@ struct Options {
   std::string default_max_surge = "25%";
   double max_unhealthy_node_fraction = 0.55;
   std::optional<std::int32_t> max_total_surge;
+  /// How often each informer's cache is compared with a fresh LIST; "0": never.
+  std::string cache_consistency_check_period = "0";
   std::string log_format = "text";
   int verbosity = 0;
 };

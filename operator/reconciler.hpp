@@ -19,6 +19,7 @@
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
 #include "informer/indexer.hpp"
+#include "operator/cache_view.hpp"
 #include "operator/event_recorder.hpp"
 #include "operator/operator_metrics.hpp"
 #include "operator/scale_plan.hpp"
@@ -61,10 +62,10 @@ class DeploymentWriter {
                                                     std::int32_t replicas) = 0;
 };
 
-/// The caches the reconciler reads.
+/// The caches the reconciler reads (Deployments and Pods: one per watched namespace, or one).
 struct Caches {
-  const informer::Indexer<client::Deployment>& deployments;  ///< with deployment_indexers()
-  const informer::Indexer<client::Pod>& pods;                ///< with pod_indexers()
+  CacheView<client::Deployment> deployments;  ///< with deployment_indexers()
+  CacheView<client::Pod> pods;                ///< with pod_indexers()
   const informer::Indexer<client::Node>& nodes;
   /// The name of a HorizontalPodAutoscaler targeting the Deployment, if any (may be empty).
   std::function<std::optional<std::string>(const std::string& namespace_, const std::string& name)>

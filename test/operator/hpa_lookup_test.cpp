@@ -75,6 +75,23 @@ TEST_CASE("only an apps Deployment target names a Deployment, whatever its versi
   CHECK_FALSE(target_deployment_key(*hpa("shop", "h", "apps/v1", "Deployment", "")));
 }
 
+TEST_CASE("with one cache per watched namespace the lookup spans them all") {
+  rg::informer::Indexer<HorizontalPodAutoscaler> shop{rg::op::hpa_indexers()};
+  rg::informer::Indexer<HorizontalPodAutoscaler> blog{rg::op::hpa_indexers()};
+  shop.add(hpa("shop", "web-hpa", "apps/v1", "Deployment", "web"));
+  blog.add(hpa("blog", "api-hpa", "apps/v1", "Deployment", "api"));
+  blog.add(hpa("blog", "web-hpa", "apps/v1", "Deployment", "web"));
+  const rg::op::CacheView<HorizontalPodAutoscaler> both({&shop, &blog});
+  CHECK(both.size() == 3);
+  CHECK(both.list().size() == 3);
+  CHECK(both.get_by_key("blog/api-hpa") != nullptr);
+  CHECK(both.get_by_key("shop/api-hpa") == nullptr);
+  CHECK(both.by_index(rg::informer::kNamespaceIndex, "blog").size() == 2);
+  CHECK(hpa_targeting(both, "shop/web") == "web-hpa");
+  CHECK(hpa_targeting(both, "blog/api") == "api-hpa");
+  CHECK_FALSE(hpa_targeting(both, "shop/api"));
+}
+
 TEST_CASE("the index finds the HPA scaling a Deployment, and follows changes and deletes") {
   rg::informer::Indexer<HorizontalPodAutoscaler> hpas{rg::op::hpa_indexers()};
   hpas.add(hpa("shop", "web-hpa", "apps/v1", "Deployment", "web"));

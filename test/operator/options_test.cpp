@@ -44,6 +44,38 @@ TEST_CASE("flags parse, --namespace repeats") {
   CHECK_NOTHROW(rg::op::validate(o));
 }
 
+TEST_CASE("--namespace also takes a comma-separated list, and refuses what is not a namespace") {
+  const auto o = parse({"--namespace", "a,b", "--namespace=c"});
+  CHECK(o.namespaces == std::vector<std::string>{"a", "b", "c"});
+  CHECK_NOTHROW(rg::op::validate(o));
+
+  const auto message = [](std::vector<std::string> args) -> std::string {
+    try {
+      rg::op::validate(parse(std::move(args)));
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  CHECK(message({"--namespace", "Shop"}).find("--namespace: \"Shop\" is not a namespace") == 0);
+  CHECK(message({"--namespace", "-a"}).find("is not a namespace") != std::string::npos);
+  CHECK(message({"--namespace", "a,b,a"}) == "--namespace: \"a\" is given twice");
+  rg::op::Options empty;
+  empty.namespaces = {""};
+  CHECK_THROWS_WITH_AS(rg::op::validate(empty), doctest::Contains("\"\" is not a namespace"),
+                       std::invalid_argument);
+}
+
+TEST_CASE("--cache-consistency-check-period is off by default and takes a duration") {
+  CHECK(parse({}).cache_consistency_check_period == "0");
+  const auto o = parse({"--cache-consistency-check-period", "10m"});
+  CHECK(o.cache_consistency_check_period == "10m");
+  CHECK_NOTHROW(rg::op::validate(o));
+  CHECK_THROWS_WITH_AS(rg::op::validate(parse({"--cache-consistency-check-period=often"})),
+                       doctest::Contains("--cache-consistency-check-period"),
+                       std::invalid_argument);
+}
+
 TEST_CASE("--detect-hpa is on by default and can be turned off") {
   CHECK(parse({}).detect_hpa);
   CHECK(parse({"--detect-hpa"}).detect_hpa);

@@ -175,6 +175,49 @@ TEST_CASE("with --detect-hpa=false HPAs are not watched, and their Deployments a
   CHECK_FALSE(f.has_event("web", "HorizontalPodAutoscalerPresent"));
 }
 
+TEST_CASE("several --namespace values: each is guarded through its own informers, others never") {
+  OperatorFixture f(2);
+  // Created before the operator starts, so it would be the first it saw if it watched "other".
+  f.create_guarded_deployment_in("other", "other-web", 2);
+  Options options = e2e_options();
+  options.namespaces = {"default", "shop"};
+  // The cache consistency checker too: its LISTs stay within each informer's namespace.
+  options.cache_consistency_check_period = "100ms";
+  f.start_operator(options);
+  guard_and_settle(f, "web", 4, {{"replica-guard.io/max-surge", "100%"}});
+  f.create_guarded_deployment_in("shop", "shop-web", 4);
+  const auto shop_replicas = [&] {
+    return f.deployment_in("shop", "shop-web").at("spec").at("replicas").to_number<int>();
+  };
+  const auto shop_desired = [&] {
+    const auto d = f.deployment_in("shop", "shop-web");
+    const auto& annotations = d.at("metadata").at("annotations").as_object();
+    const auto* value = annotations.if_contains(kDesired);
+    return value ? std::string(value->as_string()) : std::string();
+  };
+  const auto ready_in_shop = [&] {
+    int ready = 0;
+    for (const auto& pod : f.cluster.list("", "pods", "shop"))
+      ready += sim::testing::condition_status(pod, "Ready") == "True" ? 1 : 0;
+    return ready;
+  };
+  REQUIRE(f.run_until([&] { return shop_desired() == "4" && ready_in_shop() == 4; }));
+
+  // Whichever node fails holds pods of both (two nodes, four pods each, spread by the scheduler).
+  const auto [victim, stranded] = f.busiest_node("web");
+  int stranded_in_shop = 0;
+  for (const auto& pod : f.cluster.list("", "pods", "shop"))
+    stranded_in_shop += pod.at("spec").as_object().if_contains("nodeName") &&
+                                pod.at("spec").at("nodeName").as_string() == victim
+                            ? 1
+                            : 0;
+  f.cluster.stop_kubelet(victim, true);
+  CHECK(f.run_until([&] { return f.spec_replicas("web") == 4 + stranded; }));
+  CHECK(f.run_until([&] { return shop_replicas() == 4 + stranded_in_shop; }));
+  const auto other = f.deployment_in("other", "other-web");
+  CHECK_FALSE(other.at("metadata").as_object().at("annotations").as_object().contains(kDesired));
+}
+
 TEST_CASE("opting out restores the desired replicas and removes the operator's annotations") {
   OperatorFixture f;
   f.start_operator();

@@ -128,6 +128,36 @@ void OperatorFixture::create_guarded_deployment(
   for (const auto& [key, value] : annotations) cluster.annotate_deployment(name, key, value);
 }
 
+void OperatorFixture::create_guarded_deployment_in(const std::string& ns, const std::string& name,
+                                                   int replicas) {
+  if (cluster.get("", "namespaces", "", ns).empty()) {
+    cluster.registry.create(
+        cluster.type("", "namespaces"), "",
+        json::object{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}},
+        {"kubectl"});
+  }
+  json::object deployment{
+      {"apiVersion", "apps/v1"},
+      {"kind", "Deployment"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", ns},
+        {"annotations",
+         {{"replica-guard.io/enabled", "true"}, {"replica-guard.io/max-surge", "100%"}}}}},
+      {"spec",
+       {{"replicas", replicas},
+        {"selector", {{"matchLabels", {{"app", name}}}}},
+        {"template",
+         {{"metadata", {{"labels", {{"app", name}}}}},
+          {"spec", {{"containers", json::array{{{"name", "web"}, {"image", "web:1"}}}}}}}}}}};
+  cluster.registry.create(cluster.type("apps", "deployments"), ns, std::move(deployment),
+                          {"kubectl"});
+}
+
+json::object OperatorFixture::deployment_in(const std::string& ns, const std::string& name) const {
+  return cluster.get("apps", "deployments", ns, name);
+}
+
 void OperatorFixture::create_hpa(const std::string& name, const std::string& target) {
   json::object hpa{
       {"apiVersion", "autoscaling/v2"},

@@ -53,6 +53,11 @@ class OperatorFixture {
   void create_guarded_deployment(
       const std::string& name, int replicas,
       const std::vector<std::pair<std::string, std::string>>& annotations = {});
+  /// Creates namespace `ns` and in it Deployment `name` (label app=`name`), opted in.
+  void create_guarded_deployment_in(const std::string& ns, const std::string& name, int replicas);
+  /// Deployment `ns`/`name` as stored (empty when absent).
+  boost::json::object deployment_in(const std::string& ns, const std::string& name) const;
+
   /// Creates an autoscaling/v2 HorizontalPodAutoscaler `name` scaling Deployment `target`
   /// (kube-sim runs no autoscaler: the test scales as the HPA would).
   void create_hpa(const std::string& name, const std::string& target);
