@@ -333,6 +333,7 @@ const KnownKind kKnownKinds[] = {
     {"authentication.k8s.io/v1", "TokenRequest", &kTokenRequest},
     {"authentication.k8s.io/v1", "SelfSubjectReview", &kSelfSubjectReview},
     {"authorization.k8s.io/v1", "SelfSubjectAccessReview", &kSelfSubjectAccessReview},
+    {"authorization.k8s.io/v1", "SelfSubjectRulesReview", &kSelfSubjectRulesReview},
     {"policy/v1", "Eviction", &kEviction},
     {"v1", "Service", &kService},
     {"rbac.authorization.k8s.io/v1", "Role", &kRole},

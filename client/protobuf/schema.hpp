@@ -87,6 +87,7 @@ extern const MessageSpec kDeployment;
 extern const MessageSpec kTokenRequest;
 extern const MessageSpec kSelfSubjectReview;
 extern const MessageSpec kSelfSubjectAccessReview;
+extern const MessageSpec kSelfSubjectRulesReview;
 // policy/v1 (schemas_apps.cpp)
 extern const MessageSpec kEviction;
 // rbac.authorization.k8s.io/v1 (schemas_service_rbac.cpp)

@@ -1,5 +1,5 @@
 // authentication.k8s.io/v1 TokenRequest and SelfSubjectReview, and authorization.k8s.io/v1
-// SelfSubjectAccessReview
+// SelfSubjectAccessReview and SelfSubjectRulesReview
 // (k8s.io/api/authentication/v1 and authorization/v1 generated.proto).
 #include "client/protobuf/schema.hpp"
 
@@ -119,11 +119,25 @@ constexpr FieldSpec kSelfSubjectAccessReviewFields[] = {
     message(3, "status", kSubjectAccessReviewStatus),
 };
 
+// kubectl auth can-i --list sends a status too (resourceRules = 1, ...); a request's status is
+// ignored, so only metadata and spec are read.
+constexpr FieldSpec kSelfSubjectRulesReviewSpecFields[] = {
+    scalar(1, "namespace", K::kString),
+};
+const MessageSpec kSelfSubjectRulesReviewSpec{"SelfSubjectRulesReviewSpec",
+                                              kSelfSubjectRulesReviewSpecFields};
+
+constexpr FieldSpec kSelfSubjectRulesReviewFields[] = {
+    message(1, "metadata", kObjectMeta),
+    message(2, "spec", kSelfSubjectRulesReviewSpec),
+};
+
 }  // namespace
 
 const MessageSpec kTokenRequest{"TokenRequest", kTokenRequestFields};
 const MessageSpec kSelfSubjectReview{"SelfSubjectReview", kSelfSubjectReviewFields};
 const MessageSpec kSelfSubjectAccessReview{"SelfSubjectAccessReview",
                                            kSelfSubjectAccessReviewFields};
+const MessageSpec kSelfSubjectRulesReview{"SelfSubjectRulesReview", kSelfSubjectRulesReviewFields};
 
 }  // namespace rg::client::protobuf

@@ -6,7 +6,7 @@
 #include <boost/json.hpp>
 
 #include "sim/api_error.hpp"
-#include "sim/auth/request_body.hpp"
+#include "sim/body.hpp"
 #include "sim/responses.hpp"
 
 namespace rg::sim::auth {
@@ -52,7 +52,7 @@ bool has_entries(const json::object& rule, std::string_view key) {
 HttpResponse serve_self_subject_rules_review(const HttpRequest& request, const UserInfo& user,
                                              const RbacAuthorizer& authorizer) {
   json::object body =
-      decode_request_body(request, "SelfSubjectRulesReview", "authorization.k8s.io/v1");
+      parse_object_body(request, "SelfSubjectRulesReview", "authorization.k8s.io/v1");
   json::object spec;
   if (const auto* value = object_at(body, "spec")) spec = *value;
   const std::string namespace_ = string_at(spec, "namespace");
@@ -93,7 +93,7 @@ HttpResponse serve_self_subject_rules_review(const HttpRequest& request, const U
 HttpResponse serve_self_subject_access_review(const HttpRequest& request, const UserInfo& user,
                                               const RbacAuthorizer& authorizer) {
   json::object body =
-      decode_request_body(request, "SelfSubjectAccessReview", "authorization.k8s.io/v1");
+      parse_object_body(request, "SelfSubjectAccessReview", "authorization.k8s.io/v1");
   json::object spec;
   if (const auto* value = object_at(body, "spec")) spec = *value;
   const auto* resource = object_at(spec, "resourceAttributes");
@@ -131,7 +131,7 @@ HttpResponse serve_self_subject_access_review(const HttpRequest& request, const 
 }
 
 HttpResponse serve_self_subject_review(const HttpRequest& request, const UserInfo& user) {
-  decode_request_body(request, "SelfSubjectReview", "authentication.k8s.io/v1");
+  parse_object_body(request, "SelfSubjectReview", "authentication.k8s.io/v1");
   json::array groups;
   for (const auto& group : user.groups) groups.emplace_back(group);
   json::object info{{"username", user.name}};

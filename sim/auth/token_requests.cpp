@@ -5,10 +5,10 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
-
+#include "client/model/time.hpp"
 #include "sim/api_error.hpp"
-#include "sim/auth/request_body.hpp"
 #include "sim/auth/required_type.hpp"
+#include "sim/body.hpp"
 #include "sim/responses.hpp"
 
 namespace rg::sim::auth {
@@ -105,7 +105,7 @@ IssuedToken TokenRequests::issue(std::string_view namespace_, std::string_view n
 
 HttpResponse TokenRequests::serve(const HttpRequest& request, std::string_view namespace_,
                                   std::string_view name) const {
-  json::object body = decode_request_body(request, "TokenRequest", "authentication.k8s.io/v1");
+  json::object body = parse_object_body(request, "TokenRequest", "authentication.k8s.io/v1");
   json::object spec;
   if (const auto* value = body.if_contains("spec"); value != nullptr && value->is_object())
     spec = value->get_object();
@@ -146,13 +146,14 @@ HttpResponse TokenRequests::serve(const HttpRequest& request, std::string_view n
   json::object response{
       {"kind", "TokenRequest"},
       {"apiVersion", "authentication.k8s.io/v1"},
-      {"metadata", json::object{{"name", name},
-                                {"namespace", namespace_},
-                                {"uid", token.service_account_uid},
-                                {"creationTimestamp", rfc3339(std::chrono::system_clock::now())}}},
+      {"metadata",
+       json::object{{"name", name},
+                    {"namespace", namespace_},
+                    {"uid", token.service_account_uid},
+                    {"creationTimestamp", client::format_time(std::chrono::system_clock::now())}}},
       {"spec", std::move(out_spec)},
-      {"status",
-       json::object{{"token", token.token}, {"expirationTimestamp", rfc3339(token.expires)}}}};
+      {"status", json::object{{"token", token.token},
+                              {"expirationTimestamp", client::format_time(token.expires)}}}};
   return json_response(201, json::serialize(response));
 }
 

@@ -261,6 +261,16 @@ TEST_CASE("kubectl auth can-i: SelfSubjectAccessReview") {
                      "status":{"allowed":false}})"));
 }
 
+TEST_CASE("kubectl auth can-i --list: SelfSubjectRulesReview, its status ignored") {
+  Encoder review;
+  review.message(1, new_object_meta(""))
+      .message(2, Encoder().bytes(1, "team"))
+      .message(3, Encoder().varint(3, 0).bytes(4, ""));
+  CHECK(decoded(envelope("authorization.k8s.io/v1", "SelfSubjectRulesReview", review)) ==
+        expected(R"({"apiVersion":"authorization.k8s.io/v1","kind":"SelfSubjectRulesReview",
+                     "metadata":{},"spec":{"namespace":"team"}})"));
+}
+
 TEST_CASE("kubectl auth whoami and kubectl drain: SelfSubjectReview and Eviction") {
   Encoder review;
   review.message(1, new_object_meta("")).message(2, Encoder().message(1, Encoder().bytes(1, "")));
