@@ -1,15 +1,18 @@
 // The Reconciler against filled caches and a recording writer: what it reads, what it writes and
 // in which order, dry-run and standby never writing, conflicts retried, and the handlers' mapping
-// from pods and nodes to Deployment keys.
+// from pods and nodes to Deployment keys, HPA-targeted Deployments, caches split by namespace.
 #include <doctest/doctest.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <algorithm>
+
 #include "client/model/time.hpp"
 #include "client/rest/api_error.hpp"
 #include "informer/index_funcs.hpp"
 #include "operator/annotations.hpp"
+#include "operator/hpa_lookup.hpp"
 #include "operator/leader_election.hpp"
 #include "operator/reconciler.hpp"
 
@@ -57,8 +60,8 @@ struct RecordingWriter final : op::DeploymentWriter {
 // the real recorder is tested in event_recorder_test.cpp.
 struct FakeRecorder final : op::EventRecorder {
   std::vector<client::Event> events;
-  void record(const client::ObjectReference& object, std::string_view type,
-              std::string_view reason, std::string_view message) override {
+  void record(const client::ObjectReference& object, std::string_view type, std::string_view reason,
+              std::string_view message) override {
     client::Event e;
     e.involved_object = object;
     e.type = type;
@@ -111,14 +114,18 @@ struct World {
   informer::Indexer<client::Deployment> deployments{op::deployment_indexers()};
   informer::Indexer<client::Pod> pods{op::pod_indexers()};
   informer::Indexer<client::Node> nodes;
+  informer::Indexer<client::HorizontalPodAutoscaler> hpas{op::hpa_indexers()};
   RecordingWriter writer;
   FakeRecorder sink;
   op::EventRecorder& events = sink;
   bool leader = true;
 
   op::ReconcileOutcome reconcile(op::ReconcilerConfig config = {}) {
-    op::Reconciler reconciler(op::Caches{deployments, pods, nodes, {}}, writer, events, nullptr,
-                              config, [this] { return leader; });
+    op::Reconciler reconciler(op::Caches{deployments, pods, nodes,
+                                         [this](const std::string& ns, const std::string& name) {
+                                           return op::hpa_targeting(hpas, ns + "/" + name);
+                                         }},
+                              writer, events, nullptr, config, [this] { return leader; });
     asio::io_context io;
     op::ReconcileOutcome outcome;
     asio::co_spawn(io, reconciler.reconcile("shop/web"),
@@ -285,4 +292,64 @@ TEST_CASE("a pod reaches Deployments selecting it by several matchLabels or by e
   CHECK(found == std::vector<std::string>{"shop/web-any", "shop/web-canary"});
   CHECK(reconciler.deployments_for_pod(*pod("web-s", "node-1", true)) ==
         std::vector<std::string>{"shop/web-any"});
+}
+
+TEST_CASE("a Deployment an HPA scales gets a Warning and no write, even with pods stranded") {
+  World w;
+  w.cluster_with_failed_node();
+  w.deployments.add(deployment(3, kManaged));
+  const auto hpa = [](std::string name, std::string kind, std::string target) {
+    auto h = std::make_shared<client::HorizontalPodAutoscaler>();
+    h->metadata.namespace_ = "shop";
+    h->metadata.name = std::move(name);
+    h->spec.scale_target_ref = {"apps/v1", std::move(kind), std::move(target)};
+    return h;
+  };
+  SUBCASE("targeting it") {
+    w.hpas.add(hpa("web", "Deployment", "web"));
+    const auto outcome = w.reconcile();
+    CHECK(outcome.next == op::ReconcileOutcome::Next::done);
+    CHECK(w.writer.writes.empty());
+    REQUIRE(w.sink.events.size() == 1);
+    CHECK(w.sink.events[0].type == "Warning");
+    CHECK(w.sink.events[0].reason == "HorizontalPodAutoscalerPresent");
+  }
+  SUBCASE("targeting something else of the same name: guarded as usual") {
+    w.hpas.add(hpa("web", "StatefulSet", "web"));
+    w.hpas.add(hpa("api", "Deployment", "api"));
+    w.reconcile();
+    REQUIRE(w.writer.writes.size() == 2);
+    CHECK(w.writer.writes[1].replicas == 4);
+  }
+}
+
+TEST_CASE("caches split by namespace read as one: a stranded pod in the second is found") {
+  World w;
+  informer::Indexer<client::Deployment> blog_deployments{op::deployment_indexers()};
+  informer::Indexer<client::Pod> blog_pods{op::pod_indexers()};
+  w.cluster_with_failed_node();  // shop's pods, in w.pods
+  auto blog = std::make_shared<client::Deployment>(*deployment(3, kManaged));
+  blog->metadata.namespace_ = "blog";
+  blog_deployments.add(blog);
+  for (const auto* name : {"web-a", "web-b", "web-c"}) {
+    auto p = std::make_shared<client::Pod>(*w.pods.get_by_key(std::string("shop/") + name));
+    p->metadata.namespace_ = "blog";
+    blog_pods.add(p);
+  }
+  op::Reconciler reconciler(
+      op::Caches{op::CacheView<client::Deployment>({&w.deployments, &blog_deployments}),
+                 op::CacheView<client::Pod>({&w.pods, &blog_pods}),
+                 w.nodes,
+                 {}},
+      w.writer, w.events, nullptr, {}, [] { return true; });
+  auto keys = reconciler.deployments_for_node("node-3");
+  std::sort(keys.begin(), keys.end());
+  CHECK(keys == std::vector<std::string>{"blog/web"});  // shop/web is not in the caches
+  asio::io_context io;
+  asio::co_spawn(io, reconciler.reconcile("blog/web"), [](std::exception_ptr e, auto) {
+    if (e) std::rethrow_exception(e);
+  });
+  io.run();
+  REQUIRE(w.writer.writes.size() == 2);
+  CHECK(w.writer.writes[1].replicas == 4);
 }
