@@ -5,22 +5,9 @@
 
 namespace rg::client::detail {
 
-const StructDesc& schema_of(Tag<Container>) {
-  static constexpr FieldDesc fields[] = {
-      field<&Container::name>("name"),
-      field<&Container::image>("image"),
-  };
-  static constexpr StructDesc desc{"Container", fields};
-  return desc;
-}
-
 const StructDesc& schema_of(Tag<PodSpec>) {
   static constexpr FieldDesc fields[] = {
       field<&PodSpec::node_name>("nodeName"),
-      field<&PodSpec::scheduler_name>("schedulerName"),
-      field<&PodSpec::service_account_name>("serviceAccountName"),
-      field<&PodSpec::termination_grace_period_seconds>("terminationGracePeriodSeconds"),
-      field<&PodSpec::containers>("containers"),
   };
   static constexpr StructDesc desc{"PodSpec", fields};
   return desc;
@@ -32,7 +19,6 @@ const StructDesc& schema_of(Tag<PodCondition>) {
       field<&PodCondition::status>("status"),
       field<&PodCondition::reason>("reason"),
       field<&PodCondition::message>("message"),
-      field<&PodCondition::last_probe_time>("lastProbeTime"),
       field<&PodCondition::last_transition_time>("lastTransitionTime"),
   };
   static constexpr StructDesc desc{"PodCondition", fields};
@@ -64,7 +50,6 @@ const StructDesc& schema_of(Tag<ContainerStateTerminated>) {
       field<&ContainerStateTerminated::message>("message"),
       field<&ContainerStateTerminated::started_at>("startedAt"),
       field<&ContainerStateTerminated::finished_at>("finishedAt"),
-      field<&ContainerStateTerminated::container_id>("containerID"),
   };
   static constexpr StructDesc desc{"ContainerStateTerminated", fields};
   return desc;
@@ -86,9 +71,6 @@ const StructDesc& schema_of(Tag<ContainerStatus>) {
       field<&ContainerStatus::ready>("ready"),
       field<&ContainerStatus::restart_count>("restartCount"),
       field<&ContainerStatus::started>("started"),
-      field<&ContainerStatus::image>("image"),
-      field<&ContainerStatus::image_id>("imageID"),
-      field<&ContainerStatus::container_id>("containerID"),
       field<&ContainerStatus::state>("state"),
       field<&ContainerStatus::last_state>("lastState"),
   };
@@ -100,15 +82,8 @@ const StructDesc& schema_of(Tag<PodStatus>) {
   static constexpr FieldDesc fields[] = {
       field<&PodStatus::phase>("phase"),
       field<&PodStatus::conditions>("conditions"),
-      field<&PodStatus::message>("message"),
-      field<&PodStatus::reason>("reason"),
-      field<&PodStatus::nominated_node_name>("nominatedNodeName"),
-      field<&PodStatus::host_ip>("hostIP"),
-      field<&PodStatus::pod_ip>("podIP"),
-      field<&PodStatus::start_time>("startTime"),
       field<&PodStatus::init_container_statuses>("initContainerStatuses"),
       field<&PodStatus::container_statuses>("containerStatuses"),
-      field<&PodStatus::observed_generation>("observedGeneration"),
   };
   static constexpr StructDesc desc{"PodStatus", fields};
   return desc;

@@ -1,5 +1,7 @@
-// Pod (core/v1): the typed projection of what an operator reads from a Pod: where it runs, its
-// phase and conditions, and its containers' readiness.
+// Pod (core/v1): the typed projection of what an operator reads from a Pod: its metadata, where
+// it runs, its phase and conditions, and its containers' readiness and states. Nothing more: an
+// informer caches one per pod of the cluster, so every member costs memory 100k times over
+// (spec.containers, IPs, images and container IDs are left to unstructured objects).
 #pragma once
 
 #include <cstdint>
@@ -11,27 +13,17 @@
 
 namespace rg::client {
 
-struct Container {
-  std::string name;
-  std::string image;
-};
-
 struct PodSpec {
-  std::string node_name;
-  std::string scheduler_name;
-  std::string service_account_name;
-  std::optional<std::int64_t> termination_grace_period_seconds;
-  std::vector<Container> containers;
+  std::string node_name;  ///< empty until the pod is scheduled
 };
 
 /// A pod condition: type "Ready", "ContainersReady", "Initialized", "PodScheduled"...;
-/// status "True", "False" or "Unknown".
+/// status "True", "False" or "Unknown". (lastProbeTime is not kept: pods never set it.)
 struct PodCondition {
   std::string type;
   std::string status;
   std::string reason;
   std::string message;
-  std::string last_probe_time;
   std::string last_transition_time;
 };
 
@@ -51,7 +43,6 @@ struct ContainerStateTerminated {
   std::string message;
   std::string started_at;
   std::string finished_at;
-  std::string container_id;
 };
 
 /// At most one member is set on a real pod.
@@ -66,9 +57,6 @@ struct ContainerStatus {
   bool ready = false;
   std::int32_t restart_count = 0;
   std::optional<bool> started;
-  std::string image;
-  std::string image_id;
-  std::string container_id;
   ContainerState state;
   ContainerState last_state;
 };
@@ -76,15 +64,8 @@ struct ContainerStatus {
 struct PodStatus {
   std::string phase;  ///< Pending, Running, Succeeded, Failed, Unknown
   std::vector<PodCondition> conditions;
-  std::string message;
-  std::string reason;
-  std::string nominated_node_name;
-  std::string host_ip;
-  std::string pod_ip;
-  std::string start_time;
   std::vector<ContainerStatus> init_container_statuses;
   std::vector<ContainerStatus> container_statuses;
-  std::optional<std::int64_t> observed_generation;
 };
 
 struct Pod {

@@ -141,7 +141,6 @@ TEST_CASE("the fixture Pod's kept fields hold the fixture's values") {
   REQUIRE(pod.metadata.owner_references.size() == 1);
   CHECK(pod.metadata.owner_references[0].controller);
   CHECK(pod.spec.node_name == "nodeNameValue");
-  CHECK(pod.spec.scheduler_name == "schedulerNameValue");
   CHECK(pod.status.phase == "phaseValue");
   REQUIRE(pod.status.conditions.size() == 1);
   CHECK(pod.status.conditions[0].last_transition_time == "2004-01-01T01:01:01Z");
