@@ -6,8 +6,10 @@
 // "handler edited the cached object" bug. Copy the object to change it.
 //
 // Readers take a shared lock; writers an exclusive one. Index maintenance on add/update/remove
-// touches only the index values of the changed object. Every write runs the transform hook first
-// (e.g. to drop metadata.managedFields from unstructured objects); typed projections need none.
+// touches only the index values of the changed object. An index refers to objects by views of
+// their keys in the store (node-stable), so each key is held once however many indexes there are.
+// Every write runs the transform hook first (e.g. to drop metadata.managedFields from unstructured
+// objects); typed projections need none.
 #pragma once
 
 #include <algorithm>
@@ -93,7 +95,7 @@ class Indexer final : public KnownObjects<T> {
     auto it = items_.find(key);
     if (it == items_.end()) return nullptr;
     ObjectPtr old = std::move(it->second);
-    unindex(*indexers_, it->first, *old);
+    unindex(*indexers_, it->first, *old);  // before the key its views point at goes
     items_.erase(it);
     return old;
   }
@@ -208,7 +210,8 @@ class Indexer final : public KnownObjects<T> {
   }
 
  private:
-  using Index = detail::StringMap<std::set<std::string, std::less<>>>;
+  // index value -> views of the keys of items_ (moving items_ keeps its nodes, so views survive)
+  using Index = detail::StringMap<std::set<std::string_view>>;
 
   ObjectPtr prepare(ObjectPtr object) const {
     if (!object) throw std::invalid_argument("cannot store a null object in the Indexer");
@@ -224,30 +227,36 @@ class Indexer final : public KnownObjects<T> {
     std::string key = meta_namespace_key(*object);
     std::unique_lock lock(mutex_);
     const Indexers<T>& indexers = *indexers_;
-    // Compute every new index value before touching anything, so a throwing index function
-    // leaves the store as it was.
-    std::vector<std::pair<const std::string*, std::vector<std::string>>> new_values;
-    new_values.reserve(indexers.size());
-    for (const auto& [name, func] : indexers) new_values.emplace_back(&name, func(*object));
-
+    // Compute every index value, new and old, before touching anything, so a throwing index
+    // function leaves the store as it was.
     auto it = items_.find(key);
+    std::vector<std::vector<std::string>> new_values;
+    std::vector<std::vector<std::string>> old_values;
+    new_values.reserve(indexers.size());
+    for (const auto& [name, func] : indexers) {
+      new_values.push_back(func(*object));
+      if (it != items_.end()) old_values.push_back(func(*it->second));
+    }
+
+    if (it == items_.end()) {
+      it = items_.emplace(std::move(key), object).first;
+    } else {
+      it->second = object;
+    }
+    const std::string_view stored_key = it->first;
     std::size_t i = 0;
     for (const auto& [name, func] : indexers) {
       Index& index = indices_.find(name)->second;
-      const std::vector<std::string>& fresh = new_values[i++].second;
-      if (it != items_.end()) {
-        for (const auto& value : func(*it->second)) {
+      const std::vector<std::string>& fresh = new_values[i];
+      if (!old_values.empty()) {
+        for (const auto& value : old_values[i]) {
           if (std::find(fresh.begin(), fresh.end(), value) == fresh.end()) {
-            erase_from(index, value, key);
+            erase_from(index, value, stored_key);
           }
         }
       }
-      for (const auto& value : fresh) index[value].insert(key);
-    }
-    if (it == items_.end()) {
-      items_.emplace(std::move(key), object);
-    } else {
-      it->second = object;
+      for (const auto& value : fresh) index[value].insert(stored_key);
+      ++i;
     }
     return object;
   }
@@ -259,7 +268,7 @@ class Indexer final : public KnownObjects<T> {
     }
   }
 
-  static void erase_from(Index& index, const std::string& value, const std::string& key) {
+  static void erase_from(Index& index, const std::string& value, std::string_view key) {
     auto it = index.find(value);
     if (it == index.end()) return;
     it->second.erase(key);

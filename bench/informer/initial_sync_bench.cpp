@@ -2,6 +2,8 @@
 // over loopback, for realistic kubelet-managed pods (sim/realistic_pod.hpp, ~4.5 KB of JSON each):
 //  - time to synced (start -> has_synced) by paginated LIST (limit 500) and by streaming list;
 //  - RSS growth: peak during the sync and steady afterwards (after malloc_trim), per cached pod;
+//  - heap growth (malloc's bytes in use, mallinfo2): the cache's own cost per pod, free of the
+//    page-level noise of RSS;
 //  - next to it, in the same run, a bare boost::json::parse of the same LIST bytes (one
 //    unpaginated LIST fetched beforehand), the reference the informer is measured against.
 // kube-sim serves pre-encoded objects, so it is not what limits the figures. The RSS figures
@@ -57,6 +59,21 @@ double cpu_seconds() {
   getrusage(RUSAGE_SELF, &usage);
   auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// Bytes the process has allocated from malloc and not freed.
+std::size_t heap_in_use() {
+  const struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+
+std::string what(const std::exception_ptr& error) {
+  try {
+    if (error) std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "no error";
 }
 
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
@@ -120,11 +137,13 @@ void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
                    bool watch_list) {
   malloc_trim(0);
   const std::size_t baseline = current_rss();
+  const std::size_t heap_baseline = heap_in_use();
   rg::informer::SharedIndexInformer<Pod>::Options options;
   options.scope = {rg::client::resources::pods(), "", ""};
   options.name = "pods";
   options.reflector.use_watch_list = watch_list;
   std::size_t steady = 0;
+  std::size_t heap = 0;
   std::size_t peak = 0;
   double took = 0;
   double cpu = 0;
@@ -132,12 +151,19 @@ void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
     rg::informer::SharedIndexInformer<Pod> informer(client, options);
     asio::cancellation_signal stop;
     bool ended = false;
+    std::exception_ptr failure;
     const auto start = Clock::now();
     const double cpu_start = cpu_seconds();
-    asio::co_spawn(
-        io, informer.run(),
-        asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr) { ended = true; }));
-    peak = run_until(io, [&] { return informer.has_synced(); });
+    asio::co_spawn(io, informer.run(),
+                   asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error) {
+                     ended = true;
+                     failure = error;
+                   }));
+    peak = run_until(io, [&] { return informer.has_synced() || ended; });
+    if (ended) {
+      std::fprintf(stderr, "the informer stopped before it synced: %s\n", what(failure).c_str());
+      std::exit(1);
+    }
     took = seconds_since(start);
     cpu = cpu_seconds() - cpu_start;
     if (informer.indexer().size() != pods) {
@@ -146,15 +172,18 @@ void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
     }
     malloc_trim(0);
     steady = current_rss();
+    heap = heap_in_use();
     stop.emit(asio::cancellation_type::terminal);
     run_until(io, [&] { return ended; });
   }
   std::printf(
       "  informer, %-14s synced %zu pods in %.3f s = %.0f pods/s (CPU %.1f s, kube-sim's "
-      "included); RSS growth: peak %.0f MiB, steady %.0f MiB = %.2f KB/pod\n",
+      "included); RSS growth: peak %.0f MiB, steady %.0f MiB = %.2f KB/pod; heap growth "
+      "%.2f KB/pod\n",
       watch_list ? "streaming list" : "LIST (500/page)", pods, took, pods / took, cpu,
       mib(static_cast<double>(peak - baseline)), mib(static_cast<double>(steady - baseline)),
-      static_cast<double>(steady - baseline) / 1024.0 / static_cast<double>(pods));
+      static_cast<double>(steady - baseline) / 1024.0 / static_cast<double>(pods),
+      static_cast<double>(heap - heap_baseline) / 1024.0 / static_cast<double>(pods));
 }
 
 }  // namespace
