@@ -43,10 +43,12 @@ MetricsProvider::Registration::~Registration() { reset(); }
 
 void MetricsProvider::Registration::reset() {
   if (!state_) return;
+  // This may hold the last reference to the state (the provider is gone): release it only
+  // after the lock, which is declared after it.
+  const std::shared_ptr<detail::MetricsState> state = std::move(state_);
   // Taking the lock also waits for a scrape that is calling this queue's snapshot right now.
-  std::lock_guard lock(state_->mu);
-  state_->entries.erase(id_);
-  state_.reset();
+  std::lock_guard lock(state->mu);
+  state->entries.erase(id_);
 }
 
 MetricsProvider::MetricsProvider() : state_(std::make_shared<detail::MetricsState>()) {}

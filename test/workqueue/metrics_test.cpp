@@ -171,6 +171,18 @@ TEST_CASE("queue names must be given and unique while the queue lives") {
   CHECK(provider->collect().size() == 1);
 }
 
+TEST_CASE("a queue may outlive its MetricsProvider") {
+  // The queue's registration then holds the provider's state last, and releases it on its own.
+  asio::io_context io;
+  auto provider = std::make_shared<MetricsProvider>();
+  auto q = Delaying::create(io.get_executor(), {.name = "orphan", .metrics = provider});
+  q->add("a");
+  provider.reset();
+  q->add("b");
+  CHECK(q->len() == 2);
+  q.reset();  // must neither touch freed memory nor unlock a destroyed mutex (ASan, TSan)
+}
+
 TEST_CASE("the histogram puts a value on a bucket bound into that bucket") {
   LatencyHistogram h;
   h.observe(std::chrono::nanoseconds(10));
