@@ -14,10 +14,11 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include "workqueue/clock.hpp"
+#include "workqueue/key_hash.hpp"
 
 namespace rg::workqueue {
 
-template <class Key, class Hash = std::hash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class DelayHeap {
  public:
   // Schedules `key` for `ready_at`, unless it is already scheduled no later than that. Returns

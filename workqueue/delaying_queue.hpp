@@ -14,12 +14,13 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include "workqueue/delay_heap.hpp"
+#include "workqueue/key_hash.hpp"
 #include "workqueue/queue.hpp"
 #include "workqueue/wakeup_timer.hpp"
 
 namespace rg::workqueue {
 
-template <class Key, class Hash = std::hash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class DelayingQueue : public Queue<Key, Hash, KeyEqual> {
   using Base = Queue<Key, Hash, KeyEqual>;
 

@@ -2,7 +2,8 @@
 //
 //  - add: a key already waiting is not queued twice; a key being processed that is added again
 //    is queued once more only after its done(), so no key is handled by two workers at once
-//    (client-go's queue / dirty / processing sets, kept here as one map of per-key state).
+//    (client-go's queue / dirty / processing sets, kept here as one ItemTable of per-key state,
+//    each key stored once, and a FIFO of pointers into it).
 //  - get: `co_await queue->get()` returns the next key, suspending while the queue is empty;
 //    std::nullopt means the queue is shut down and empty: the worker should return.
 //  - done, len, shut_down, shut_down_with_drain, shutting_down as in client-go.
@@ -29,9 +30,10 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/unordered/unordered_flat_map.hpp>
 
 #include "workqueue/clock.hpp"
+#include "workqueue/item_table.hpp"
+#include "workqueue/key_hash.hpp"
 #include "workqueue/metrics.hpp"
 #include "workqueue/waiter_list.hpp"
 
@@ -46,7 +48,7 @@ struct QueueOptions {
   std::shared_ptr<const Clock> clock{};
 };
 
-template <class Key, class Hash = std::hash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
  protected:
   struct Private {
@@ -107,16 +109,16 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
     std::vector<Drainer> drained;
     {
       std::lock_guard lock(mu_);
-      auto it = items_.find(key);
-      if (it == items_.end() || !it->second.processing) return;
-      Entry& entry = it->second;
-      entry.processing = false;
+      const typename Items::Found found = items_.find(key);
+      Item* item = found.item;
+      if (item == nullptr || !item->processing) return;
+      item->processing = false;
       --processing_;
-      if (metrics_on_) stats_.work_duration.observe(clock_->now() - entry.started_at);
-      if (entry.dirty) {
-        handoff = make_ready_locked(it);
+      if (metrics_on_) stats_.work_duration.observe(clock_->now() - item->started_at);
+      if (item->dirty) {
+        handoff = make_ready_locked(item);
       } else {
-        items_.erase(it);
+        items_.erase(found);
       }
       if (processing_ == 0 && drain_) drained = drainers_.take_all();
     }
@@ -175,17 +177,16 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   template <class K>
   [[nodiscard]] std::optional<Handoff> add_locked(K&& key) {
     if (shutting_down_) return std::nullopt;
-    auto [it, inserted] = items_.try_emplace(std::forward<K>(key));
-    Entry& entry = it->second;
-    if (entry.dirty) return std::nullopt;
-    entry.dirty = true;
+    Item* item = items_.find_or_insert(std::forward<K>(key));
+    if (item->dirty) return std::nullopt;
+    item->dirty = true;
     if (metrics_on_) {
       ++stats_.adds;
       ++stats_.depth;
-      entry.added_at = clock_->now();
+      item->added_at = clock_->now();
     }
-    if (entry.processing) return std::nullopt;
-    return make_ready_locked(it);
+    if (item->processing) return std::nullopt;
+    return make_ready_locked(item);
   }
 
   void count_retry_locked() {
@@ -201,13 +202,8 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   bool shutting_down_ = false;
 
  private:
-  struct Entry {
-    bool dirty = false;       // waiting to be processed (queued, or re-added while processing)
-    bool processing = false;  // handed out by get(), done() not yet called
-    TimePoint added_at{};     // metrics only
-    TimePoint started_at{};   // metrics only
-  };
-  using Items = boost::unordered_flat_map<Key, Entry, Hash, KeyEqual>;
+  using Items = detail::ItemTable<Key, Hash, KeyEqual>;
+  using Item = typename Items::Item;
 
   struct Stats {
     std::int64_t depth = 0;
@@ -242,33 +238,33 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
     if (handoff) std::move(*handoff).complete();
   }
 
-  // The key at `it` is ready: give it to a waiting get(), or queue it.
-  std::optional<Handoff> make_ready_locked(typename Items::iterator it) {
+  // `item`'s key is ready: give it to a waiting get(), or queue it.
+  std::optional<Handoff> make_ready_locked(Item* item) {
     if (getters_.empty()) {
-      queue_.push_back(it->first);
+      queue_.push_back(item);
       return std::nullopt;
     }
-    start_processing_locked(it->second);
-    return Handoff{getters_.pop_front(), it->first};
+    start_processing_locked(*item);
+    return Handoff{getters_.pop_front(), item->key};
   }
 
-  void start_processing_locked(Entry& entry) {
-    entry.dirty = false;
-    entry.processing = true;
+  void start_processing_locked(Item& item) {
+    item.dirty = false;
+    item.processing = true;
     ++processing_;
     if (metrics_on_) {
       const TimePoint now = clock_->now();
       --stats_.depth;
-      stats_.queue_duration.observe(now - entry.added_at);
-      entry.started_at = now;
+      stats_.queue_duration.observe(now - item.added_at);
+      item.started_at = now;
     }
   }
 
   Key pop_locked() {
-    Key key = std::move(queue_.front());
+    Item* item = queue_.front();
     queue_.pop_front();
-    start_processing_locked(items_.find(key)->second);
-    return key;
+    start_processing_locked(*item);
+    return item->key;
   }
 
   template <class Handler>
@@ -342,21 +338,21 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
     s.queue_duration = stats_.queue_duration;
     s.work_duration = stats_.work_duration;
     const TimePoint now = clock_->now();
-    for (const auto& [key, entry] : items_) {
-      if (!entry.processing) continue;
-      const double running = std::chrono::duration<double>(now - entry.started_at).count();
+    items_.for_each([&](const Item& item) {
+      if (!item.processing) return;
+      const double running = std::chrono::duration<double>(now - item.started_at).count();
       s.unfinished_work_seconds += running;
       if (running > s.longest_running_processor_seconds) {
         s.longest_running_processor_seconds = running;
       }
-    }
+    });
     return s;
   }
 
   const std::shared_ptr<const Clock> clock_;
   const bool metrics_on_;
   Items items_;
-  std::deque<Key> queue_;
+  std::deque<Item*> queue_;  // the keys ready to hand out, in order
   std::size_t processing_ = 0;
   bool drain_ = false;
   std::uint64_t next_waiter_id_ = 1;
