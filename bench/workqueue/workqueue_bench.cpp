@@ -3,10 +3,12 @@
 // one cycle is one such round. Scenarios: 1 and 4 workers (on 1 io thread, and 4 workers on 4
 // io threads), metrics off and on, many distinct keys vs a few repeated ones, string and int keys.
 //
-// Usage: workqueue_bench [cycles]   (per scenario, split over its workers; default 4000000)
+// Usage: workqueue_bench [cycles [string|int]]
+//   cycles: per scenario, split over its workers (default 4000000); string|int: only those keys.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <string>
@@ -112,6 +114,7 @@ void run_all(const char* key_type, Key (*make_key)(std::size_t), long cycles) {
         key_type, s.workers, s.threads, s.metrics ? "on" : "off",
         s.distinct ? "distinct" : "repeated", rate.per_wall_second / 1e6,
         rate.per_cpu_second / 1e6);
+    std::fflush(stdout);  // progress shows when the output is piped to a file
   }
 }
 
@@ -119,10 +122,13 @@ void run_all(const char* key_type, Key (*make_key)(std::size_t), long cycles) {
 
 int main(int argc, char** argv) {
   const long cycles = argc > 1 ? std::atol(argv[1]) : 4'000'000;
-  if (cycles <= 0) {
-    std::fprintf(stderr, "usage: %s [cycles-per-scenario > 0]\n", argv[0]);
+  const char* only = argc > 2 ? argv[2] : "";
+  const bool any = only[0] == '\0';
+  if (cycles <= 0 || argc > 3 ||
+      (!any && std::strcmp(only, "string") != 0 && std::strcmp(only, "int") != 0)) {
+    std::fprintf(stderr, "usage: %s [cycles-per-scenario > 0 [string|int]]\n", argv[0]);
     return 2;
   }
-  run_all<std::string>("string", string_key, cycles);
-  run_all<int>("int", int_key, cycles);
+  if (any || std::strcmp(only, "string") == 0) run_all<std::string>("string", string_key, cycles);
+  if (any || std::strcmp(only, "int") == 0) run_all<int>("int", int_key, cycles);
 }
