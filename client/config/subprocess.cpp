@@ -15,14 +15,12 @@
 #include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <unistd.h>
+#include <unistd.h>  // also declares environ (g++ defines _GNU_SOURCE)
 
 #include <cerrno>
 #include <map>
 #include <stdexcept>
 #include <system_error>
-
-extern char** environ;
 
 namespace rg::client {
 namespace {
