@@ -1,30 +1,20 @@
 // Store: versioned objects, event history, watch fan-out and list snapshots.
 #include "sim/object_store.hpp"
+#include "client/model/time.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <ctime>
 #include <mutex>
 
 #include "sim/api_error.hpp"
+#include "sim/json_fields.hpp"
 
 namespace rg::sim {
 namespace {
 
 namespace json = boost::json;
-
-json::object& metadata_of(json::object& object) {
-  auto& metadata = object["metadata"];
-  if (!metadata.is_object()) metadata = json::object();
-  return metadata.get_object();
-}
-
-std::string string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
-}
 
 // A deleted object goes once its finalizers are gone and its grace period is over (0: the
 // kubelet's final delete). A pod no kubelet will stop -- unscheduled or finished -- goes at
@@ -48,15 +38,6 @@ bool ready_to_delete(const ResourceType& type, const json::object& object) {
 }
 
 }  // namespace
-
-std::string rfc3339_now() {
-  std::time_t now = std::time(nullptr);
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
 
 Store::Store(StoreOptions options) : options_(options), random_(std::random_device{}()) {}
 
@@ -154,7 +135,7 @@ void Store::publish(TypeState& state, StoreEvent event) {
 ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_run) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
-  auto& metadata = metadata_of(object);
+  auto& metadata = object_at(object, "metadata");
   std::string name = string_at(metadata, "name");
   const std::string ns = type.namespaced ? string_at(metadata, "namespace") : std::string();
   if (name.empty()) {
@@ -173,7 +154,7 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
   if (state.objects.contains(key)) throw errors::already_exists(type, name);
   if (!type.namespaced) metadata.erase("namespace");
   metadata["uid"] = new_uid();
-  metadata["creationTimestamp"] = rfc3339_now();
+  metadata["creationTimestamp"] = client::format_time(std::chrono::system_clock::now());
   if (dry_run) return make_stored_object(type, object);
   metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, object);
@@ -195,7 +176,7 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
   // inserted before taking references into the object: insertion may reallocate.)
   after["kind"] = before.at("kind");
   after["apiVersion"] = before.at("apiVersion");
-  auto& metadata = metadata_of(after);
+  auto& metadata = object_at(after, "metadata");
   const auto& old_metadata = before.at("metadata").as_object();
   for (auto field : {"name", "namespace", "uid", "creationTimestamp"}) {
     if (const auto* value = old_metadata.if_contains(field))
@@ -218,7 +199,7 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
 ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state,
                                const ObjectPtr& current) {
   json::object last = current->parse();
-  metadata_of(last)["resourceVersion"] = std::to_string(resource_version_ + 1);
+  object_at(last, "metadata")["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, last);
   ++resource_version_;
   state.objects.erase(current->key());

@@ -134,7 +134,4 @@ class Store {
   std::mt19937_64 random_;
 };
 
-/// Now as RFC 3339 with second precision in UTC ("2026-11-29T14:00:00Z").
-std::string rfc3339_now();
-
 }  // namespace rg::sim

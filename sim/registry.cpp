@@ -1,38 +1,25 @@
 // Registry: create/update/delete of objects (see registry.hpp); the per-kind rules it applies
 // live in sim/apply/strategy.
 #include "sim/registry.hpp"
+#include "client/model/time.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 
 #include "client/labels/label_selector.hpp"
 #include "sim/api_error.hpp"
 #include "sim/apply/field_manager.hpp"
 #include "sim/apply/strategy.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/service_account_controller.hpp"
 
 namespace rg::sim {
 namespace {
 
 namespace json = boost::json;
-
-json::object& object_at(json::object& parent, std::string_view key) {
-  auto& value = parent[key];
-  if (!value.is_object()) value = json::object();
-  return value.get_object();
-}
-
-std::string string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
-}
-
-const json::object* object_if(const json::object& parent, std::string_view key) {
-  const auto* value = parent.if_contains(key);
-  return value != nullptr ? value->if_object() : nullptr;
-}
 
 bool spec_changed(const json::object& before, const json::object& after) {
   const auto* a = before.if_contains("spec");
@@ -42,7 +29,7 @@ bool spec_changed(const json::object& before, const json::object& after) {
 }
 
 std::string selector_string(const json::object& deployment) {
-  const auto* spec = object_if(deployment, "spec");
+  const auto* spec = find_object(deployment, "spec");
   if (spec == nullptr) return {};
   const auto* selector = spec->if_contains("selector");
   if (selector == nullptr) return {};
@@ -84,12 +71,12 @@ json::object Registry::view_of(const StoredObject& object, std::string_view subr
     if (const auto* value = metadata.if_contains(field)) scale_meta[field] = *value;
   json::object spec;
   json::object status;
-  if (const auto* s = object_if(full, "spec"); s != nullptr)
+  if (const auto* s = find_object(full, "spec"); s != nullptr)
     if (const auto* replicas = s->if_contains("replicas");
         replicas != nullptr && replicas->is_number() && replicas->to_number<std::int64_t>() != 0)
       spec["replicas"] = *replicas;
   std::int64_t replicas = 0;
-  if (const auto* s = object_if(full, "status"); s != nullptr)
+  if (const auto* s = find_object(full, "status"); s != nullptr)
     if (const auto* r = s->if_contains("replicas"); r != nullptr && r->is_number())
       replicas = r->to_number<std::int64_t>();
   status["replicas"] = replicas;
@@ -240,7 +227,7 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
         if (subresource == "scale") {
           after = before;
           json::value replicas = 0;
-          if (const auto* spec = object_if(wanted, "spec"))
+          if (const auto* spec = find_object(wanted, "spec"))
             if (const auto* r = spec->if_contains("replicas")) replicas = *r;
           object_at(after, "spec")["replicas"] = replicas;
         } else if (subresource == "status") {
@@ -285,7 +272,7 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
         apply::validate(type, after);
         if (apply::is_definition(type) && subresource.empty()) {
           apply::types_of_definition(after);
-          after["status"] = apply::definition_status(after, object_if(before, "status"));
+          after["status"] = apply::definition_status(after, find_object(before, "status"));
         }
         if (!context.managed_fields_recorded)
           apply::record_update(&before, after,
@@ -400,7 +387,8 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
           const bool shorter =
               running != nullptr && running->is_int64() && grace < running->get_int64();
           if (!metadata.contains("deletionTimestamp") || shorter) {
-            metadata["deletionTimestamp"] = apply::rfc3339_in(grace);
+            metadata["deletionTimestamp"] =
+                client::format_time(std::chrono::system_clock::now() + std::chrono::seconds(grace));
             metadata["deletionGracePeriodSeconds"] = grace;
           }
           return object;
@@ -465,7 +453,7 @@ void Registry::bind(std::string_view namespace_, std::string_view pod,
                     const json::object& binding) {
   const auto* pods = table_.find("", "v1", "pods");
   std::string node;
-  if (const auto* target = object_if(binding, "target")) node = string_at(*target, "name");
+  if (const auto* target = find_object(binding, "target")) node = string_at(*target, "name");
   if (node.empty())
     throw errors::invalid("", "Binding", pod,
                           {{"FieldValueRequired", "target.name", "Required value"}});

@@ -1,14 +1,17 @@
 // CustomResourceDefinition types and status (see custom_resources.hpp).
 #include "sim/apply/custom_resources.hpp"
+#include "client/model/time.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <mutex>
 
 #include "sim/api_error.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/object_store.hpp"
 
 namespace rg::sim::apply {
@@ -23,11 +26,6 @@ const std::vector<std::string> kSubVerbs = {"get", "patch", "update"};
 const json::object* object_at(const json::object& parent, std::string_view key) {
   const auto* value = parent.if_contains(key);
   return value != nullptr ? value->if_object() : nullptr;
-}
-
-std::string string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
 }
 
 std::vector<std::string> strings_at(const json::object& object, std::string_view key) {
@@ -126,7 +124,7 @@ json::object definition_status(const json::object& crd, const json::object* prev
           if (condition.is_object() && string_at(condition.get_object(), "type") == type)
             if (const auto* time = condition.get_object().if_contains("lastTransitionTime"))
               return *time;
-    return json::string(rfc3339_now());
+    return json::string(client::format_time(std::chrono::system_clock::now()));
   };
   json::array conditions{json::object{{"type", "NamesAccepted"},
                                       {"status", "True"},

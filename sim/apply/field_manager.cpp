@@ -1,27 +1,25 @@
 // managedFields bookkeeping and server-side apply (see field_manager.hpp), after
 // structured-merge-diff's Updater and apimachinery's fieldmanager.
 #include "sim/apply/field_manager.hpp"
+#include "client/model/time.hpp"
 
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <stdexcept>
 
 #include "sim/api_error.hpp"
 #include "sim/apply/object_fields.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/object_store.hpp"
 
 namespace rg::sim::apply {
 namespace {
 
 namespace json = boost::json;
-
-std::string string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
-}
 
 /// Two entries are the same owner: Apply entries by manager (and subresource), Update entries
 /// also by apiVersion (apimachinery's BuildManagerIdentifier).
@@ -174,7 +172,8 @@ void record_update(const json::object* before, json::object& after, const WriteT
     if (same_owner(entry, writer)) {
       found = true;
       FieldSet next = entry.fields.difference(removed).union_with(changed);
-      if (next != entry.fields || !changed.empty()) entry.time = rfc3339_now();
+      if (next != entry.fields || !changed.empty())
+        entry.time = client::format_time(std::chrono::system_clock::now());
       entry.fields = std::move(next);
     } else {
       entry.fields = entry.fields.difference(changed).difference(removed);
@@ -182,7 +181,7 @@ void record_update(const json::object* before, json::object& after, const WriteT
   }
   if (!found && !changed.empty()) {
     ManagedFieldsEntry entry = writer;
-    entry.time = rfc3339_now();
+    entry.time = client::format_time(std::chrono::system_clock::now());
     entry.fields = changed;
     entries.push_back(std::move(entry));
   }
@@ -229,7 +228,7 @@ json::object server_side_apply(const json::object& live, const json::object& con
 
   std::erase_if(entries, [&](const auto& entry) { return same_owner(entry, applier); });
   ManagedFieldsEntry entry = applier;
-  entry.time = rfc3339_now();
+  entry.time = client::format_time(std::chrono::system_clock::now());
   entry.fields = applied;
   entries.push_back(std::move(entry));
   store_entries(merged, std::move(entries));

@@ -6,32 +6,15 @@
 #include <boost/json.hpp>
 
 #include <algorithm>
-#include <chrono>
-#include <ctime>
 #include <vector>
 
 #include "sim/api_error.hpp"
+#include "sim/json_fields.hpp"
 
 namespace rg::sim::apply {
 namespace {
 
 namespace json = boost::json;
-
-json::object& object_at(json::object& parent, std::string_view key) {
-  auto& value = parent[key];
-  if (!value.is_object()) value = json::object();
-  return value.get_object();
-}
-
-std::string string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
-}
-
-const json::object* object_if(const json::object& parent, std::string_view key) {
-  const auto* value = parent.if_contains(key);
-  return value != nullptr ? value->if_object() : nullptr;
-}
 
 bool is_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
@@ -164,11 +147,11 @@ void reset_status_on_create(const ResourceType& type, json::object& object) {
 
 void validate(const ResourceType& type, const json::object& object) {
   std::vector<FieldError> problems;
-  const auto* metadata = object_if(object, "metadata");
+  const auto* metadata = find_object(object, "metadata");
   std::string name = metadata != nullptr ? string_at(*metadata, "name") : "";
   if (type.group == "apps" && type.resource != "daemonsets") {
-    const auto* spec = object_if(object, "spec");
-    if (spec == nullptr || object_if(*spec, "selector") == nullptr)
+    const auto* spec = find_object(object, "spec");
+    if (spec == nullptr || find_object(*spec, "selector") == nullptr)
       problems.push_back({"FieldValueRequired", "spec.selector", "Required value"});
     if (spec != nullptr) {
       const auto* replicas = spec->if_contains("replicas");
@@ -185,8 +168,8 @@ void validate(const ResourceType& type, const json::object& object) {
 // gracePeriodSeconds, else spec.terminationGracePeriodSeconds; 0 for a pod no kubelet runs
 // (unscheduled) or that has finished.
 std::int64_t pod_grace_period(const json::object& pod, std::optional<std::int64_t> requested) {
-  const auto* spec = object_if(pod, "spec");
-  const auto* status = object_if(pod, "status");
+  const auto* spec = find_object(pod, "spec");
+  const auto* status = find_object(pod, "status");
   if (spec == nullptr || string_at(*spec, "nodeName").empty()) return 0;
   const std::string phase = status != nullptr ? string_at(*status, "phase") : "";
   if (phase == "Succeeded" || phase == "Failed") return 0;
@@ -196,17 +179,6 @@ std::int64_t pod_grace_period(const json::object& pod, std::optional<std::int64_
     grace = value->get_int64();
   if (requested) grace = *requested;
   return std::max<std::int64_t>(grace, 0);
-}
-
-// RFC 3339 UTC `seconds` from now: a graceful deletion's deletionTimestamp.
-std::string rfc3339_in(std::int64_t seconds) {
-  const auto when = std::chrono::system_clock::now() + std::chrono::seconds(seconds);
-  const std::time_t time = std::chrono::system_clock::to_time_t(when);
-  std::tm utc{};
-  gmtime_r(&time, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
 }
 
 }  // namespace rg::sim::apply

@@ -41,7 +41,4 @@ bool is_definition(const ResourceType& type);
 std::int64_t pod_grace_period(const boost::json::object& pod,
                               std::optional<std::int64_t> requested);
 
-/// RFC 3339 UTC `seconds` from now: a graceful deletion's deletionTimestamp.
-std::string rfc3339_in(std::int64_t seconds);
-
 }  // namespace rg::sim::apply

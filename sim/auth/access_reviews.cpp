@@ -7,22 +7,13 @@
 
 #include "sim/api_error.hpp"
 #include "sim/body.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/responses.hpp"
 
 namespace rg::sim::auth {
 namespace {
 
 namespace json = boost::json;
-
-std::string string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
-}
-
-const json::object* object_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_object() ? &value->get_object() : nullptr;
-}
 
 json::object created_metadata() {
   json::object metadata;
@@ -54,7 +45,7 @@ HttpResponse serve_self_subject_rules_review(const HttpRequest& request, const U
   json::object body =
       parse_object_body(request, "SelfSubjectRulesReview", "authorization.k8s.io/v1");
   json::object spec;
-  if (const auto* value = object_at(body, "spec")) spec = *value;
+  if (const auto* value = find_object(body, "spec")) spec = *value;
   const std::string namespace_ = string_at(spec, "namespace");
   json::array resource_rules;
   json::array non_resource_rules;
@@ -95,9 +86,9 @@ HttpResponse serve_self_subject_access_review(const HttpRequest& request, const 
   json::object body =
       parse_object_body(request, "SelfSubjectAccessReview", "authorization.k8s.io/v1");
   json::object spec;
-  if (const auto* value = object_at(body, "spec")) spec = *value;
-  const auto* resource = object_at(spec, "resourceAttributes");
-  const auto* non_resource = object_at(spec, "nonResourceAttributes");
+  if (const auto* value = find_object(body, "spec")) spec = *value;
+  const auto* resource = find_object(spec, "resourceAttributes");
+  const auto* non_resource = find_object(spec, "nonResourceAttributes");
   if ((resource == nullptr) == (non_resource == nullptr))
     throw errors::invalid(
         "authorization.k8s.io", "SelfSubjectAccessReview", "",

@@ -9,6 +9,7 @@
 #include "sim/api_error.hpp"
 #include "sim/auth/required_type.hpp"
 #include "sim/body.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/responses.hpp"
 
 namespace rg::sim::auth {
@@ -122,11 +123,7 @@ HttpResponse TokenRequests::serve(const HttpRequest& request, std::string_view n
     wanted.expiration = std::chrono::seconds(seconds);
   }
   if (const auto* ref = spec.if_contains("boundObjectRef"); ref != nullptr && ref->is_object()) {
-    auto field = [&](std::string_view key) {
-      const auto* value = ref->get_object().if_contains(key);
-      return value != nullptr && value->is_string() ? std::string(value->get_string())
-                                                    : std::string();
-    };
+    auto field = [&](std::string_view key) { return string_at(ref->get_object(), key); };
     wanted.bound_object =
         BoundObjectRef{field("kind"), field("apiVersion"), field("name"), field("uid")};
   }

@@ -1,28 +1,16 @@
-// Small readers and writers of Kubernetes JSON objects for the simulated cluster's controllers:
-// fields that may be absent, conditions keyed by type, and the two timestamp formats.
+// Conditions keyed by type and the two timestamp formats, for the simulated cluster's
+// controllers (field readers and writers are in sim/json_fields.hpp).
 #pragma once
 
 #include <boost/json/array.hpp>
 #include <boost/json/object.hpp>
-#include <boost/json/value.hpp>
 
-#include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "sim/json_fields.hpp"
+
 namespace rg::sim::cluster {
-
-/// The member `key` of `object` as an object, created (or replaced) when absent or not one.
-boost::json::object& object_at(boost::json::object& object, std::string_view key);
-/// The member `key` as an array, created (or replaced) when absent or not one.
-boost::json::array& array_at(boost::json::object& object, std::string_view key);
-
-/// The member `key` when it is an object / a string / an integer; null, "" or `fallback`.
-const boost::json::object* find_object(const boost::json::object& object, std::string_view key);
-const boost::json::array* find_array(const boost::json::object& object, std::string_view key);
-std::string string_at(const boost::json::object& object, std::string_view key);
-std::int64_t int_at(const boost::json::object& object, std::string_view key,
-                    std::int64_t fallback = 0);
 
 /// The condition of `type` in `conditions`, or null.
 const boost::json::object* find_condition(const boost::json::array& conditions,

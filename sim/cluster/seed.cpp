@@ -106,7 +106,7 @@ void seed_deployments(Store& store, const DeploymentSeed& seed) {
         {"status", ready_status(replicas, rs_name, now)}};
     auto stored = store.create(types.deployments, std::move(deployment));
     json::object rs = cluster::new_replica_set(cluster::DeploymentView::from(stored), replicas, 1);
-    auto& rs_status = cluster::object_at(rs, "status");
+    auto& rs_status = object_at(rs, "status");
     rs_status["replicas"] = replicas;
     if (replicas > 0)
       for (auto key : {"fullyLabeledReplicas", "readyReplicas", "availableReplicas"})

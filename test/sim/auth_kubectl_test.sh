@@ -13,24 +13,9 @@ system_kubectl=$(command -v kubectl || true)
 [[ -n $system_kubectl ]] && kubectls+=("$system_kubectl")
 if [[ ${#kubectls[@]} == 0 ]]; then echo "SKIP: no kubectl found"; exit 77; fi
 
-work=$(mktemp -d)
-pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
+source "$here/kube_sim_lib.sh"
 
-fail() { echo "FAIL: $*"; exit 1; }
-expect() {  # expect <description> <needle> <haystack>
-  grep -qF -- "$2" <<<"$3" || { echo "FAIL: $1: expected '$2' in:"; echo "$3"; exit 1; }
-}
-start_sim() {  # start_sim <name> [flags...]: writes $work/<name>.kubeconfig
-  local name=$1; shift
-  "$sim" --port 0 --nodes 1 --write-kubeconfig "$work/$name.kubeconfig" "$@" >"$work/$name.log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 100); do grep -q "serving on" "$work/$name.log" 2>/dev/null && break; sleep 0.1; done
-  grep -q "serving on" "$work/$name.log" || { echo "kube-sim did not start:"; cat "$work/$name.log"; exit 1; }
-}
-
-start_sim secure
+start_sim secure --nodes 1
 expect "HTTPS by default" "serving on https://127.0.0.1:" "$(cat "$work/secure.log")"
 expect "the kubeconfig carries the CA" "certificate-authority-data:" "$(cat "$work/secure.kubeconfig")"
 server=$(sed -n 's/.*server: "\(.*\)"/\1/p' "$work/secure.kubeconfig")
@@ -168,14 +153,14 @@ done
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=kube-sim -days 1 \
   -addext "subjectAltName=IP:127.0.0.1,DNS:localhost" \
   -keyout "$work/given.key" -out "$work/given.crt" 2>/dev/null
-start_sim given --tls-cert-file "$work/given.crt" --tls-private-key-file "$work/given.key"
+start_sim given --nodes 1 --tls-cert-file "$work/given.crt" --tls-private-key-file "$work/given.key"
 out=$("${kubectls[0]}" --kubeconfig "$work/given.kubeconfig" --cache-dir "$work/given-cache" get ns)
 expect "kubectl trusts the given certificate" "kube-system" "$out"
 out=$(timeout 20 "$sim" --port 0 --tls-cert-file "$work/given.crt" --tls-private-key-file "$work/other.key" 2>&1 || true)
 expect "a key of another certificate is refused" "does not match the TLS certificate" "$out"
 
 # Plain HTTP on request.
-start_sim plain --insecure-http
+start_sim plain --nodes 1 --insecure-http
 expect "plain HTTP" "serving on http://127.0.0.1:" "$(cat "$work/plain.log")"
 out=$("${kubectls[0]}" --kubeconfig "$work/plain.kubeconfig" --cache-dir "$work/plain-cache" get ns)
 expect "kubectl over plain HTTP" "kube-system" "$out"

@@ -15,23 +15,12 @@ helm=$repo/.tools/bin/helm
 if [[ -z $kubectl ]]; then echo "SKIP: no kubectl found"; exit 77; fi
 if [[ -z $helm ]]; then echo "SKIP: no helm found"; exit 77; fi
 
-work=$(mktemp -d)
-sim_pid=
-cleanup() { [[ -n $sim_pid ]] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-
-"$sim" --port 0 --write-kubeconfig "$work/kubeconfig" >"$work/sim.log" 2>&1 &
-sim_pid=$!
-for _ in $(seq 100); do grep -q "serving on" "$work/sim.log" 2>/dev/null && break; sleep 0.1; done
-grep -q "serving on" "$work/sim.log" || { echo "kube-sim did not start:"; cat "$work/sim.log"; exit 1; }
+source "$here/kube_sim_lib.sh"
+start_sim sim
 
 export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
-k() { "$kubectl" --kubeconfig "$work/kubeconfig" --cache-dir "$work/cache" "$@"; }
-h() { "$helm" --kubeconfig "$work/kubeconfig" "$@"; }
-fail() { echo "FAIL: $*"; exit 1; }
-expect() {  # expect <description> <needle> <haystack>
-  grep -qF -- "$2" <<<"$3" || { echo "FAIL: $1: expected '$2' in:"; echo "$3"; exit 1; }
-}
+k() { "$kubectl" --kubeconfig "$work/sim.kubeconfig" --cache-dir "$work/cache" "$@"; }
+h() { "$helm" --kubeconfig "$work/sim.kubeconfig" "$@"; }
 echo "using $("$kubectl" version --client 2>/dev/null | head -1), helm $("$helm" version --short)"
 
 # --- kubectl apply of manifests/ (client-side, then -k, then server-side) ---

@@ -45,17 +45,16 @@ inline http::request<http::string_body> make_request(
   return request;
 }
 
-inline Reply call(unsigned short port, const std::string& method, const std::string& target,
-                  const std::string& body = "",
-                  const std::vector<std::pair<std::string, std::string>>& headers = {}) {
-  boost::asio::io_context io;
-  tcp::socket socket(io);
-  socket.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
-  http::write(socket, make_request(method, target, body, headers));
+/// Writes the request to `stream` (a socket or a TLS stream) and reads the whole response.
+template <class Stream>
+Reply exchange(Stream& stream, const std::string& method, const std::string& target,
+               const std::string& body,
+               const std::vector<std::pair<std::string, std::string>>& headers) {
+  http::write(stream, make_request(method, target, body, headers));
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
   parser.body_limit(1024ull * 1024 * 1024);
-  http::read(socket, buffer, parser);
+  http::read(stream, buffer, parser);
   auto response = parser.release();
   Reply reply;
   reply.status = static_cast<int>(response.result_int());
@@ -67,6 +66,15 @@ inline Reply call(unsigned short port, const std::string& method, const std::str
   }
   reply.body = response.body();
   return reply;
+}
+
+inline Reply call(unsigned short port, const std::string& method, const std::string& target,
+                  const std::string& body = "",
+                  const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+  boost::asio::io_context io;
+  tcp::socket socket(io);
+  socket.connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
+  return exchange(socket, method, target, body, headers);
 }
 
 /// A JSON string's text (other values serialized), for comparisons with std::string.

@@ -25,22 +25,7 @@ inline Reply tls_call(unsigned short port, const std::string& ca_pem, const std:
   stream.set_verify_callback(ssl::host_name_verification("127.0.0.1"));
   stream.next_layer().connect(tcp::endpoint(boost::asio::ip::make_address("127.0.0.1"), port));
   stream.handshake(ssl::stream_base::client);
-  http::write(stream, make_request(method, target, body, headers));
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(64ull * 1024 * 1024);
-  http::read(stream, buffer, parser);
-  auto response = parser.release();
-  Reply reply;
-  reply.status = static_cast<int>(response.result_int());
-  reply.chunked = response.chunked();
-  for (const auto& field : response) {
-    std::string name(field.name_string());
-    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    reply.headers[name] = std::string(field.value());
-  }
-  reply.body = response.body();
-  return reply;
+  return exchange(stream, method, target, body, headers);
 }
 
 }  // namespace rg::sim::test
