@@ -20,6 +20,11 @@ inline constexpr std::string_view kNodeGraceAnnotation = "replica-guard.io/node-
 /// The spec.replicas the operator last wrote (or recorded). A spec.replicas that differs was set
 /// by someone else, and is adopted as the new desired count.
 inline constexpr std::string_view kAppliedAnnotation = "replica-guard.io/applied-replicas";
+/// The spec.replicas that the operator's pending scale replaces. Written together with
+/// kAppliedAnnotation just before a scale, removed once spec.replicas shows the scale: while it is
+/// there, a spec.replicas still equal to it is the operator's own unfinished write (say it died
+/// between the two writes), not a person's change.
+inline constexpr std::string_view kReplacedAnnotation = "replica-guard.io/replaced-replicas";
 
 /// An absolute count or a percentage, like a Deployment's maxSurge.
 struct IntOrPercent {

@@ -52,6 +52,7 @@ DeploymentFacts deployment_facts(const client::Deployment& d, ReplicaAssessment 
   facts.spec_replicas = d.spec.desired_replicas();
   facts.desired_annotation = annotation(d.metadata, kDesiredAnnotation);
   facts.applied_annotation = annotation(d.metadata, kAppliedAnnotation);
+  facts.replaced_annotation = annotation(d.metadata, kReplacedAnnotation);
   facts.max_surge_annotation = annotation(d.metadata, kMaxSurgeAnnotation);
   facts.hpa_name = std::move(hpa_name);
   facts.replicas = std::move(replicas);

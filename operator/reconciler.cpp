@@ -29,7 +29,8 @@ client::LabelSelector selector_of(const client::Deployment& d) {
 // (so opting out can clean up).
 bool of_interest(const client::Deployment& d) {
   return opted_in(d) || d.metadata.annotations.contains(kDesiredAnnotation) ||
-         d.metadata.annotations.contains(kAppliedAnnotation);
+         d.metadata.annotations.contains(kAppliedAnnotation) ||
+         d.metadata.annotations.contains(kReplacedAnnotation);
 }
 
 std::string describe(const ScalePlan& plan) {
@@ -114,9 +115,6 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
     std::lock_guard lock(memory_mutex_);
     PlanMemory& memory = memory_[key];
     plan = plan_scale(facts, cluster, config_.policy, memory, Steady::now());
-    if (plan.scale_to && !config_.dry_run) {
-      memory.unconfirmed_scale = PlanMemory::Scale{facts.spec_replicas, *plan.scale_to};
-    }
     if (!plan.managed && !facts.enabled) memory_.erase(key);
   }
   if (metrics_) {

@@ -23,6 +23,7 @@ struct DeploymentFacts {
   std::int32_t spec_replicas = 1;
   std::optional<std::string> desired_annotation;
   std::optional<std::string> applied_annotation;
+  std::optional<std::string> replaced_annotation;
   std::optional<std::string> max_surge_annotation;
   std::optional<std::string> hpa_name;  ///< a HorizontalPodAutoscaler that targets it
   ReplicaAssessment replicas;
@@ -41,19 +42,11 @@ struct PolicyConfig {
 };
 
 /// Per-Deployment state that outlives one reconcile (kept in memory by the Reconciler; a new
-/// leader starts without it, which only delays a scale-down).
+/// leader starts without it, which only delays a scale-down). What must survive the operator
+/// (its own unfinished scale) is in the annotations, never here.
 struct PlanMemory {
   std::optional<std::chrono::steady_clock::time_point> surge_unneeded_since;
   std::optional<std::int32_t> last_desired;  ///< the desired count of the previous reconcile
-  /// A scale this operator planned (from spec.replicas, to the target) and has not yet seen in
-  /// spec.replicas. Its applied-replicas annotation is written before the scale, so while the
-  /// scale is unconfirmed (failed, or not yet in the cache) a spec.replicas still at `from` is
-  /// the operator's own half-done write, not someone else's change to adopt.
-  struct Scale {
-    std::int32_t from = 0;
-    std::int32_t to = 0;
-  };
-  std::optional<Scale> unconfirmed_scale;
   /// The HorizontalPodAutoscaler the Deployment was last left to: its Warning Event is recorded
   /// once, when it appears, not at every reconcile.
   std::optional<std::string> left_to_hpa;

@@ -149,26 +149,82 @@ TEST_CASE("a person's spec.replicas is adopted as the new desired") {
   CHECK(plan.requeue_after == 0ms);
 }
 
-TEST_CASE("the operator's own half-done scale is retried, not adopted as a person's change") {
-  // Scaling up 4 -> 5 wrote applied-replicas 5, then the scale itself failed (a conflict): the
-  // cache shows spec.replicas 4 with applied 5.
+TEST_CASE("a scale records the replicas it replaces, and clears them once it shows") {
   PlanMemory memory;
   const ScalePlan up = plan_scale(managed(4, 1), {}, {}, memory, kT0);
   REQUIRE(up.scale_to == 5);
-  memory.unconfirmed_scale = PlanMemory::Scale{4, 5};  // as the Reconciler records it
+  CHECK(annotation(up, kAppliedAnnotation) == "5");
+  CHECK(annotation(up, kReplacedAnnotation) == "4");
+
+  DeploymentFacts done = managed(5, 1);
+  done.replaced_annotation = "4";
+  const ScalePlan confirm = plan_scale(done, {}, {}, memory, kT0 + 1s);
+  CHECK_FALSE(confirm.scale_to);
+  CHECK(confirm.events.empty());
+  CHECK(annotation(confirm, kReplacedAnnotation) == "<removed>");
+  CHECK(annotation(confirm, kAppliedAnnotation) == "5");
+  CHECK_FALSE(annotation(confirm, kDesiredAnnotation));
+
+  // Reconciling the cleaned-up Deployment again writes nothing.
+  const ScalePlan again = plan_scale(managed(5, 1), {}, {}, memory, kT0 + 2s);
+  CHECK(again.annotations.empty());
+  CHECK_FALSE(again.scale_to);
+}
+
+TEST_CASE("the operator's own unfinished scale is finished, not adopted as a person's change") {
+  // The annotations of a scale 4 -> 5 were written, the scale was not (it failed, or the operator
+  // died in between): spec.replicas 4, applied 5, replaced 4. A fresh operator has no memory.
   DeploymentFacts half_done = managed(4, 1);
   half_done.applied_annotation = "5";
-  const ScalePlan retry = plan_scale(half_done, {}, {}, memory, kT0 + 1s);
+  half_done.replaced_annotation = "4";
+  PlanMemory fresh;
+  const ScalePlan retry = plan_scale(half_done, {}, {}, fresh, kT0);
   CHECK(retry.scale_to == 5);
+  CHECK(annotation(retry, kReplacedAnnotation) == "4");
   CHECK_FALSE(annotation(retry, kDesiredAnnotation));
   for (const auto& event : retry.events) CHECK(event.reason != "DesiredReplicasAdopted");
 
-  // Once spec.replicas shows the scale, a later difference is someone else's again.
-  CHECK_FALSE(plan_scale(managed(5, 1), {}, {}, memory, kT0 + 2s).scale_to);
-  CHECK_FALSE(memory.unconfirmed_scale);
-  DeploymentFacts person = managed(5, 1);
-  person.spec_replicas = 4;
-  CHECK(annotation(plan_scale(person, {}, {}, memory, kT0 + 3s), kDesiredAnnotation) == "4");
+  SUBCASE("an unfinished scale-down is finished without waiting the delay again") {
+    DeploymentFacts down = managed(6, 0);  // desired 4: scaling 6 -> 4 was decided
+    down.applied_annotation = "4";
+    down.replaced_annotation = "6";
+    PlanMemory memory;
+    const ScalePlan plan = plan_scale(down, {}, {}, memory, kT0);
+    CHECK(plan.scale_to == 4);
+    CHECK(plan.direction == ScaleDirection::down);
+    CHECK_FALSE(plan.requeue_after);
+  }
+  SUBCASE("an unfinished scale no longer wanted only sets the annotations straight") {
+    DeploymentFacts healed = half_done;
+    healed.replicas.stranded = 0;  // the node came back before the scale was finished
+    PlanMemory memory;
+    const ScalePlan plan = plan_scale(healed, {}, {}, memory, kT0);
+    CHECK_FALSE(plan.scale_to);
+    CHECK(annotation(plan, kAppliedAnnotation) == "4");
+    CHECK(annotation(plan, kReplacedAnnotation) == "<removed>");
+    CHECK_FALSE(annotation(plan, kDesiredAnnotation));
+    CHECK(plan.events.empty());
+  }
+  SUBCASE("any other spec.replicas is a person's, even while replaced-replicas is there") {
+    DeploymentFacts person = half_done;
+    person.spec_replicas = 7;
+    PlanMemory memory;
+    const ScalePlan plan = plan_scale(person, {}, {}, memory, kT0);
+    CHECK_FALSE(plan.scale_to);
+    CHECK(annotation(plan, kDesiredAnnotation) == "7");
+    CHECK(annotation(plan, kAppliedAnnotation) == "7");
+    CHECK(annotation(plan, kReplacedAnnotation) == "<removed>");
+    REQUIRE(plan.events.size() == 1);
+    CHECK(plan.events[0].reason == "DesiredReplicasAdopted");
+  }
+  SUBCASE("once cleared, a person setting the old count back is adopted") {
+    DeploymentFacts person = managed(5, 1);  // scaled 4 -> 5, replaced-replicas removed
+    person.spec_replicas = 4;                // kubectl scale --replicas=4
+    PlanMemory memory;
+    const ScalePlan plan = plan_scale(person, {}, {}, memory, kT0);
+    CHECK_FALSE(plan.scale_to);
+    CHECK(annotation(plan, kDesiredAnnotation) == "4");
+  }
 }
 
 TEST_CASE("a person's desired-replicas annotation applies at once") {

@@ -1,7 +1,7 @@
 // replica-guard end to end against kube-sim: the policy as a cluster sees it -- a failed node's
 // stranded pods replaced by a surge and the surge removed after recovery, max-surge, dry-run,
-// a person's change adopted, paused Deployments, opting out, idempotence across restarts and
-// leader election between two operators.
+// a person's change adopted, a scale interrupted between its two writes, paused Deployments, opting
+// out, idempotence across restarts and leader election between two operators.
 #include <doctest/doctest.h>
 
 #include "test/operator_e2e/operator_fixture.hpp"
@@ -102,6 +102,64 @@ TEST_CASE("a person's change of spec.replicas is adopted as the new desired coun
                 "desired annotation is \"" << f.annotation("web", kDesired) << "\"");
   CHECK(reported(f, "web", "DesiredReplicasAdopted"));
   CHECK(f.spec_replicas("web") == 5);
+}
+
+// The operator writes a scale as two writes: its annotations (applied-replicas, the count it
+// replaces), then the scale subresource. These tests stop the operator, leave the cluster as a
+// crash between the two writes would, and start a fresh operator without any memory of it.
+void write_annotations_of_a_scale(OperatorFixture& f, const std::string& name, int from, int to) {
+  f.cluster.annotate_deployment(name, "replica-guard.io/replaced-replicas", std::to_string(from));
+  f.cluster.annotate_deployment(name, "replica-guard.io/applied-replicas", std::to_string(to));
+}
+
+TEST_CASE("a scale-up interrupted between its two writes is finished by the next operator") {
+  OperatorFixture f;
+  auto& first = f.start_operator();
+  guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
+  f.stop_operator(first);
+
+  const auto [victim, stranded] = f.busiest_node("web");
+  REQUIRE(stranded > 0);
+  f.cluster.stop_kubelet(victim, true);
+  write_annotations_of_a_scale(f, "web", 6, 6 + stranded);  // ... and the operator died
+
+  f.start_operator();
+  CHECK_MESSAGE(f.run_until([&] {
+    return f.spec_replicas("web") == 6 + stranded &&
+           !f.has_annotation("web", "replica-guard.io/replaced-replicas");
+  }),
+                "spec.replicas " << f.spec_replicas("web") << ", expected " << 6 + stranded);
+  CHECK(reported(f, "web", "ScaledUpForStrandedPods"));
+  CHECK(f.annotation("web", kDesired) == "6");
+  CHECK_FALSE(f.has_event("web", "DesiredReplicasAdopted"));
+}
+
+TEST_CASE("a scale-down interrupted between its two writes is finished, the surge not locked in") {
+  OperatorFixture f;
+  Options patient = e2e_options();
+  patient.scale_down_delay = "1h";  // the first operator surges, then holds the surge
+  auto& first = f.start_operator(patient);
+  guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
+  const auto [victim, stranded] = f.busiest_node("web");
+  REQUIRE(stranded > 0);
+  f.cluster.stop_kubelet(victim, true);
+  REQUIRE(f.run_until([&] {
+    return f.spec_replicas("web") == 6 + stranded &&
+           !f.has_annotation("web", "replica-guard.io/replaced-replicas");
+  }));
+  f.cluster.stop_kubelet(victim, false);
+  f.stop_operator(first);
+  write_annotations_of_a_scale(f, "web", 6 + stranded, 6);  // ... and the operator died
+
+  f.start_operator();
+  CHECK_MESSAGE(f.run_until([&] {
+    return f.spec_replicas("web") == 6 &&
+           !f.has_annotation("web", "replica-guard.io/replaced-replicas");
+  }),
+                "spec.replicas stayed " << f.spec_replicas("web"));
+  CHECK(reported(f, "web", "ScaledDownAfterRecovery"));
+  CHECK(f.annotation("web", kDesired) == "6");
+  CHECK_FALSE(f.has_event("web", "DesiredReplicasAdopted"));
 }
 
 TEST_CASE("paused Deployments are left alone while others surge") {
