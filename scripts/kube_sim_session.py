@@ -1,13 +1,20 @@
 """A kube-sim process and kubectl against it, for the demo and the process-level tests: starts
 the kube-sim binary on an ephemeral port with its admin kubeconfig, runs kubectl with it, starts
-replica-guard processes against it, and stops everything on exit."""
+replica-guard processes against it, and stops everything on exit. Its work directory
+(kubeconfig, logs) is removed on exit unless the run failed -- an exception, or a failed check of
+any Checks -- in which case it is kept and its path printed."""
 import json
 import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
+
+
+# Failed checks of every Checks in this process: a KubeSim that saw one keeps its files.
+_failed_checks = 0
 
 
 class KubectlMissing(RuntimeError):
@@ -52,6 +59,8 @@ class KubeSim:
         self.kubectl = kubectl or shutil.which("kubectl")
         if not self.kubectl:
             raise KubectlMissing("kubectl not found (scripts/setup.sh --tools installs it into .tools/bin)")
+        self.failures_before = _failed_checks
+        self.closed = False
         self.work = tempfile.mkdtemp(prefix="kube-sim-")
         self.kubeconfig = os.path.join(self.work, "kubeconfig")
         self.processes = []
@@ -61,16 +70,21 @@ class KubeSim:
         self.processes.append(self.process)
         self.banner = self.process.stdout.readline().strip()
         if not self.banner:
-            self.close()
+            self.close(failed=True)
             raise RuntimeError(f"kube-sim did not start; see {self.work}/kube-sim.log")
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, exc_type, *exc):
+        self.close(failed=exc_type is not None)
 
-    def close(self):
+    def close(self, failed=False):
+        """Stops every process; removes the work directory unless `failed`, an exception is being
+        handled or a check failed since this kube-sim started (then prints where it is)."""
+        if self.closed:
+            return
+        self.closed = True
         for process in reversed(self.processes):
             if process.poll() is None:
                 process.terminate()
@@ -79,6 +93,11 @@ class KubeSim:
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+        if failed or sys.exc_info()[0] is not None or _failed_checks > self.failures_before:
+            print(f"kube-sim: the run failed; its kubeconfig and logs are kept in {self.work}",
+                  file=sys.stderr, flush=True)
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
 
     def start_operator(self, name, *args, kubeconfig=None):
         """replica-guard against this kube-sim (as the admin unless `kubeconfig` says otherwise),
@@ -130,7 +149,9 @@ class Checks:
         self.name, self.passed, self.failed = name, 0, 0
 
     def check(self, what, ok, detail=""):
+        global _failed_checks
         print(f"{'ok' if ok else 'FAIL'}: {what}{'' if ok else ': ' + detail}", flush=True)
+        _failed_checks += not ok
         self.passed, self.failed = self.passed + bool(ok), self.failed + (not ok)
         return ok
 
