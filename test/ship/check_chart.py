@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Renders the Helm chart for each values variant (test/ship/values/) and checks what comes
 out: the objects each variant must and must not produce, the operator's flags, the Prometheus
-Operator objects behind the capabilities check, the dashboard, and that the default render
+Operator objects behind the capabilities check, the RBAC rules that follow optional informers
+(detectHPA, watchNamespaces), the dashboard, and that the default render
 matches manifests/ (the two ways to install must run the same operator)."""
 import json
 import os
@@ -160,6 +161,75 @@ def check_namespaced(checks):
     checks.equal(cluster_roles, ["cluster"], "namespaced: only the cluster-scoped ClusterRole")
 
 
+def grants_hpa(role):
+    return any("horizontalpodautoscalers" in r.get("resources", []) for r in role.get("rules", []))
+
+
+def role_rules_without_hpa(role):
+    return [r for r in role["rules"] if "horizontalpodautoscalers" not in r.get("resources", [])]
+
+
+def watched_roles(objs, kind):
+    return [r for r in find(objs, kind)
+            if r["metadata"]["labels"].get("replica-guard.io/permissions") == "watched-namespaces"]
+
+
+def check_optional_informers(checks):
+    """detectHPA, cacheConsistencyCheckPeriod and watchNamespaces: the operator's flags and the
+    RBAC rules change together (a flag without its rule would fail the permission self-check; a
+    rule without its flag would grant more than the operator uses)."""
+    defaults = helm_template()
+    args = container_args(defaults)
+    checks.check(not any(a.startswith("--detect-hpa") for a in args), f"defaults: no --detect-hpa flag: {args}")
+    checks.check(not any(a.startswith("--cache-consistency-check-period") for a in args),
+                 f"defaults: no --cache-consistency-check-period flag: {args}")
+    default_role = one(watched_roles(defaults, "ClusterRole"), "ClusterRole")
+    checks.check(grants_hpa(default_role), "defaults: the ClusterRole grants HorizontalPodAutoscalers")
+    hpa_rule = [r for r in default_role["rules"] if "horizontalpodautoscalers" in r["resources"]]
+    checks.equal(hpa_rule, [{"apiGroups": ["autoscaling"], "resources": ["horizontalpodautoscalers"],
+                             "verbs": ["list", "watch"]}], "defaults: the HPA rule")
+    for role in find(helm_template(values_file="namespaced.yaml"), "Role"):
+        if role["metadata"]["labels"].get("replica-guard.io/permissions") == "watched-namespaces":
+            checks.check(grants_hpa(role), f"namespaced: Role in {role['metadata']['namespace']} grants HPAs")
+
+    off = helm_template(values_file="hpa-off.yaml")
+    args = container_args(off)
+    checks.equal([a for a in args if a.startswith("--detect-hpa")], ["--detect-hpa=false"],
+                 "detectHPA=false: flags")
+    role = one(watched_roles(off, "ClusterRole"), "ClusterRole")
+    checks.check(not grants_hpa(role), f"detectHPA=false: the ClusterRole still grants HPAs: {role['rules']}")
+    checks.equal([r for r in role["rules"] if r not in default_role["rules"]], [],
+                  "detectHPA=false: rules beyond the defaults'")
+    checks.equal(len(role["rules"]), len(default_role["rules"]) - 1, "detectHPA=false: only the HPA rule goes")
+
+    check = helm_template(values_file="cache-check.yaml")
+    args = container_args(check)
+    checks.equal([a for a in args if a.startswith("--cache-consistency-check-period")],
+                 ["--cache-consistency-check-period=10m"], "cacheConsistencyCheckPeriod: flags")
+    checks.equal(one(watched_roles(check, "ClusterRole"), "ClusterRole")["rules"], default_role["rules"],
+                 "cacheConsistencyCheckPeriod: the same rules (a relist uses list, already granted)")
+
+    several = helm_template(values_file="namespaced-hpa-off.yaml")
+    watched = ["shop", "blog", "payments"]
+    args = container_args(several)
+    checks.equal([a for a in args if a.startswith("--namespace=")], [f"--namespace={n}" for n in watched],
+                 "several namespaces: --namespace flags")
+    checks.check("--detect-hpa=false" in args, f"several namespaces: --detect-hpa=false: {args}")
+    checks.equal(watched_roles(several, "ClusterRole"), [], "several namespaces: no cluster-wide namespaced rules")
+    roles = watched_roles(several, "Role")
+    checks.equal(sorted(r["metadata"]["namespace"] for r in roles), sorted(watched),
+                 "several namespaces: one Role per watched namespace")
+    for role in roles:
+        namespace = role["metadata"]["namespace"]
+        checks.check(not grants_hpa(role), f"several namespaces: Role in {namespace} grants HPAs")
+        checks.equal(role["rules"], role_rules_without_hpa(default_role), f"several namespaces: rules in {namespace}")
+        bindings = [b for b in find(several, "RoleBinding", namespace=namespace)
+                    if b["roleRef"]["name"] == role["metadata"]["name"] and b["roleRef"]["kind"] == "Role"]
+        checks.equal(len(bindings), 1, f"several namespaces: RoleBinding in {namespace}")
+    checks.check(not find(several, "Role", namespace="default") and not find(several, "RoleBinding", namespace="default"),
+                 "several namespaces: nothing granted in an unwatched namespace")
+
+
 def check_flags(checks):
     checks.check("--dry-run" in container_args(helm_template(values_file="dry-run.yaml")),
                  "dry-run: --dry-run flag")
@@ -275,6 +345,7 @@ def main():
     check_defaults(checks)
     check_capabilities(checks)
     check_namespaced(checks)
+    check_optional_informers(checks)
     check_flags(checks)
     check_dashboard(checks)
     check_notes(checks)
