@@ -5,6 +5,8 @@
 
 #include <stdexcept>
 
+#include "sim/json_fields.hpp"
+
 namespace rg::sim {
 namespace {
 
@@ -28,12 +30,6 @@ std::string field_value(const boost::json::object& object, std::string_view path
   if (const auto* b = current->if_bool()) return *b ? "true" : "false";
   if (current->is_number()) return boost::json::serialize(*current);
   return {};
-}
-
-std::string string_at(const boost::json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  if (value == nullptr || !value->is_string()) return {};
-  return std::string(value->get_string());
 }
 
 }  // namespace
@@ -103,6 +99,7 @@ ObjectPtr make_stored_object(const ResourceType& type, const boost::json::object
     body += boost::json::serialize(value);
   }
   body += "}";
+  body.shrink_to_fit();  // kept for the object's lifetime: drop the growth slack
   stored->body = std::move(body);
   return stored;
 }
