@@ -335,6 +335,7 @@ const KnownKind kKnownKinds[] = {
     {"authorization.k8s.io/v1", "SelfSubjectAccessReview", &kSelfSubjectAccessReview},
     {"authorization.k8s.io/v1", "SelfSubjectRulesReview", &kSelfSubjectRulesReview},
     {"policy/v1", "Eviction", &kEviction},
+    {"policy/v1", "PodDisruptionBudget", &kPodDisruptionBudget},
     {"v1", "Service", &kService},
     {"rbac.authorization.k8s.io/v1", "Role", &kRole},
     {"rbac.authorization.k8s.io/v1", "ClusterRole", &kClusterRole},

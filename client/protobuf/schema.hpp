@@ -90,6 +90,7 @@ extern const MessageSpec kSelfSubjectAccessReview;
 extern const MessageSpec kSelfSubjectRulesReview;
 // policy/v1 (schemas_apps.cpp)
 extern const MessageSpec kEviction;
+extern const MessageSpec kPodDisruptionBudget;
 // rbac.authorization.k8s.io/v1 (schemas_service_rbac.cpp)
 extern const MessageSpec kRole;
 extern const MessageSpec kClusterRole;

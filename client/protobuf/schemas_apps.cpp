@@ -1,4 +1,5 @@
-// apps/v1 Deployment messages (k8s.io/api/apps/v1/generated.proto) and policy/v1 Eviction
+// apps/v1 Deployment messages (k8s.io/api/apps/v1/generated.proto) and policy/v1 Eviction and
+// PodDisruptionBudget
 // (k8s.io/api/policy/v1/generated.proto), the workload writes kubectl sends.
 #include "client/protobuf/schema.hpp"
 
@@ -66,9 +67,38 @@ constexpr FieldSpec kEvictionFields[] = {
     message(2, "deleteOptions", kDeleteOptions),
 };
 
+// kubectl create pdb sends this. The status's disruptedPods (2) and conditions (7) are not
+// read: a create or update request's status is reset by the server anyway.
+constexpr FieldSpec kPodDisruptionBudgetSpecFields[] = {
+    scalar(1, "minAvailable", K::kIntOrString),
+    message(2, "selector", kLabelSelector),
+    scalar(3, "maxUnavailable", K::kIntOrString),
+    scalar(4, "unhealthyPodEvictionPolicy", K::kString),
+};
+const MessageSpec kPodDisruptionBudgetSpec{"PodDisruptionBudgetSpec",
+                                           kPodDisruptionBudgetSpecFields};
+
+// The counts have no omitempty: they are always in the JSON.
+constexpr FieldSpec kPodDisruptionBudgetStatusFields[] = {
+    scalar(1, "observedGeneration", K::kInt64),
+    scalar(3, "disruptionsAllowed", K::kInt32, kEmitZero),
+    scalar(4, "currentHealthy", K::kInt32, kEmitZero),
+    scalar(5, "desiredHealthy", K::kInt32, kEmitZero),
+    scalar(6, "expectedPods", K::kInt32, kEmitZero),
+};
+const MessageSpec kPodDisruptionBudgetStatus{"PodDisruptionBudgetStatus",
+                                             kPodDisruptionBudgetStatusFields};
+
+constexpr FieldSpec kPodDisruptionBudgetFields[] = {
+    message(1, "metadata", kObjectMeta),
+    message(2, "spec", kPodDisruptionBudgetSpec),
+    message(3, "status", kPodDisruptionBudgetStatus),
+};
+
 }  // namespace
 
 const MessageSpec kDeployment{"Deployment", kDeploymentFields};
 const MessageSpec kEviction{"Eviction", kEvictionFields};
+const MessageSpec kPodDisruptionBudget{"PodDisruptionBudget", kPodDisruptionBudgetFields};
 
 }  // namespace rg::client::protobuf

@@ -71,6 +71,13 @@ out=$(k describe deploy web); expect "describe" "nginx:3" "$out"
 out=$(k create -f "$work/cm.yaml"); expect "create" "configmap/cm1 created" "$out"
 out=$(k get cm); expect "generic columns" "cm1" "$out"
 out=$(k get ns); expect "namespaces" "kube-system" "$out"; expect "ns status" "Active" "$out"
+out=$(k get sa default -o name); expect "every namespace has a default ServiceAccount" "serviceaccount/default" "$out"
+
+# Typed create commands send protobuf bodies (client-go 1.32+).
+out=$(k create pdb web --selector=app=web --min-available=1 2>&1) || fail "create pdb: $out"
+expect "create pdb (protobuf)" "poddisruptionbudget.policy/web created" "$out"
+out=$(k get pdb web -o jsonpath='{.spec.minAvailable} {.spec.selector.matchLabels.app}')
+expect "the PodDisruptionBudget as sent" "1 web" "$out"
 
 # get -w: the list, then the change, then the stream ends when the server-side timeout fires.
 k get cm -w --request-timeout=0 >"$work/watch.out" 2>&1 &

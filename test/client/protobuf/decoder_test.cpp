@@ -288,6 +288,29 @@ TEST_CASE("kubectl auth whoami and kubectl drain: SelfSubjectReview and Eviction
                                       "propagationPolicy":"Background"}})"));
 }
 
+TEST_CASE("kubectl create pdb: PodDisruptionBudget") {
+  Encoder selector;
+  selector.entry(1, "app", "web");
+  Encoder spec;
+  spec.message(1, int_or_string(1)).message(2, selector);
+  Encoder pdb;
+  pdb.message(1, new_object_meta("web", "default"))
+      .message(2, spec)
+      .message(3, Encoder().varint(3, 0).varint(4, 0).varint(5, 0).varint(6, 0));
+  CHECK(decoded(envelope("policy/v1", "PodDisruptionBudget", pdb)) ==
+        expected(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",
+                     "metadata":{"name":"web","namespace":"default"},
+                     "spec":{"minAvailable":1,"selector":{"matchLabels":{"app":"web"}}},
+                     "status":{"disruptionsAllowed":0,"currentHealthy":0,"desiredHealthy":0,
+                               "expectedPods":0}})"));
+  Encoder percent;
+  percent.message(3, int_or_string("25%")).bytes(4, "AlwaysAllow");
+  CHECK(decoded(envelope("policy/v1", "PodDisruptionBudget",
+                         Encoder().message(1, new_object_meta("db")).message(2, percent)))
+            .at("spec") ==
+        expected(R"({"maxUnavailable":"25%","unhealthyPodEvictionPolicy":"AlwaysAllow"})"));
+}
+
 TEST_CASE("kubectl create deployment") {
   CHECK(decoded(deployment_body()) == expected(R"({
     "apiVersion":"apps/v1","kind":"Deployment",
