@@ -62,9 +62,9 @@ asio::awaitable<std::string_view> BodyReader::read_some() {
                                    asio::redirect_error(asio::use_awaitable, ec));
     if (ec == http::error::need_buffer) ec = {};
     if (ec) {
-      auto error = connection.error(ec, IoStage::kReadBody);
+      auto error = connection.error(ec, IoStage::kReadBody);  // before close() drops connection
       close();
-      throw error;
+      throw error;  // NOLINT(misc-throw-by-value-catch-by-reference): made before close()
     }
     const auto size = state.chunk.size() - state.parser.get().body().size;
     if (state.parser.is_done()) {
