@@ -201,8 +201,9 @@ struct Manager::Impl {
 
   // The startup self-check: until every permission the flags need is granted, the informers do
   // not start (no silent empty caches) and /readyz names what is missing; checked again every
-  // 30 s, so granting it is enough. An API server that cannot answer the reviews is not a
-  // reason to stop: the informers then report what they are refused.
+  // 30 s, so granting it is enough. An API server that cannot answer the reviews (the API is
+  // absent, or it fails them) is not a reason to stop: the operator starts without the check,
+  // says so in the log and on /readyz, and the informers report whatever they are refused.
   asio::awaitable<void> check_permissions() {
     const auto wanted = required_permissions(options, lease_namespace());
     for (;;) {
@@ -221,6 +222,7 @@ struct Manager::Impl {
       } catch (const client::ApiError& e) {
         log(spdlog::level::warn, "the permission self-check cannot run; starting without it",
             {{"error", e.what()}});
+        permission_check_skipped.store(std::make_shared<const std::string>(e.what()));
         co_return;
       } catch (const std::exception& e) {
         if (client::is_cancellation(std::current_exception())) throw;
@@ -326,6 +328,8 @@ struct Manager::Impl {
     if (const auto problem = permission_problem.load()) {
       ready = false;
       body << "[-]permissions failed: " << *problem << '\n';
+    } else if (const auto skipped = permission_check_skipped.load()) {
+      body << "[+]permissions skipped: the SelfSubjectAccessReviews failed (" << *skipped << ")\n";
     }
     for (const auto& result : factory.sync_state()) {
       if (result.synced) {
@@ -512,6 +516,8 @@ struct Manager::Impl {
   std::atomic<std::shared_ptr<Queue>> queue;
   std::atomic<bool> synced{false};
   std::atomic<std::shared_ptr<const std::string>> permission_problem;
+  /// Why the self-check could not run (the API server's error), when it could not.
+  std::atomic<std::shared_ptr<const std::string>> permission_check_skipped;
 };
 
 Manager::Manager(Options options, client::RestConfig config)
