@@ -360,10 +360,13 @@ struct Manager::Impl {
       });
       server.route("/readyz", [this](std::string_view q) { return readyz(q); });
     }
+    const std::string served = metrics_routes && probe_routes ? "/metrics /healthz /readyz"
+                               : metrics_routes               ? "/metrics"
+                                                              : "/healthz /readyz";
     log(spdlog::level::info, "serving",
         {{"address", server.local_endpoint().address().to_string() + ":" +
                          std::to_string(server.local_endpoint().port())},
-         {"endpoints", metrics_routes ? "/metrics" : "/healthz /readyz"}});
+         {"endpoints", served}});
     co_await server.run();
   }
 
