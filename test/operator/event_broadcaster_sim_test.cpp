@@ -1,0 +1,138 @@
+// The event broadcaster against a real API server (in-process kube-sim) through the operator's
+// RestEventSink: Events are stored as core/v1 Events, a repeat raises the stored count, and a
+// repeat of an Event deleted meanwhile (expired) is created again.
+#include <doctest/doctest.h>
+
+#include <prometheus/registry.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/json.hpp>
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "client/rest/rest_client.hpp"
+#include "operator/api_adapters.hpp"
+#include "operator/event_broadcaster.hpp"
+#include "sim/server.hpp"
+
+namespace asio = boost::asio;
+namespace json = boost::json;
+using namespace std::chrono_literals;
+
+namespace {
+
+rg::client::ObjectReference web() {
+  rg::client::ObjectReference ref;
+  ref.api_version = "apps/v1";
+  ref.kind = "Deployment";
+  ref.namespace_ = "default";
+  ref.name = "web";
+  ref.uid = "uid-web";
+  return ref;
+}
+
+struct Stored {
+  std::string name;
+  std::int64_t count;
+  std::string message;
+};
+
+struct Fixture {
+  rg::sim::Server server;
+  rg::client::RestClient client{server.rest_config()};
+  rg::op::RestEventSink sink{client};
+  prometheus::Registry registry;
+  asio::io_context io;
+  std::chrono::system_clock::time_point clock = std::chrono::system_clock::now();
+
+  rg::op::EventBroadcasterConfig config() {
+    rg::op::EventBroadcasterConfig c;
+    c.instance = "rg-0";
+    c.clock = [this] { return clock; };
+    return c;
+  }
+
+  // Runs `work` to completion while the broadcaster's writer, if started, runs alongside.
+  void run(std::function<asio::awaitable<void>()> work) {
+    bool finished = false;
+    std::exception_ptr error;
+    asio::co_spawn(io, work(), [&](std::exception_ptr e) {
+      finished = true;
+      error = e;
+    });
+    run_until([&] { return finished; });
+    if (error) std::rethrow_exception(error);
+  }
+
+  void run_until(const std::function<bool()>& done) {
+    while (!done() && io.run_one() > 0) {
+    }
+    io.restart();
+    REQUIRE(done());
+  }
+
+  // The stored Events about web, by reason.
+  std::map<std::string, Stored> stored() {
+    std::map<std::string, Stored> events;
+    run([&]() -> asio::awaitable<void> {
+      const auto in_default = rg::client::resources::events().in("default");
+      const rg::client::ListOptions options;
+      const json::value list = co_await client.list(in_default, options);
+      for (const auto& item : list.at("items").as_array()) {
+        if (item.at("involvedObject").at("name") != "web") continue;
+        events[std::string(item.at("reason").as_string())] = {
+            std::string(item.at("metadata").at("name").as_string()),
+            item.at("count").to_number<std::int64_t>(),
+            std::string(item.at("message").as_string())};
+      }
+    });
+    return events;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Events reach the API server; a repeat raises the stored count") {
+  Fixture f;
+  rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
+  events.start(f.io.get_executor());
+  events.record(web(), "Normal", "ScaledUpForStrandedPods", "scaling 3 -> 4");
+  f.clock += 1s;
+  events.record(web(), "Normal", "ScaledUpForStrandedPods", "scaling 3 -> 4");
+  f.clock += 1s;
+  events.record(web(), "Normal", "ScaledUpForStrandedPods", "scaling 3 -> 4");
+  events.record(web(), "Normal", "ScaledDownAfterRecovery", "scaling 4 -> 3");
+  f.run([&] { return events.shut_down(); });
+  const auto stored = f.stored();
+  REQUIRE(stored.size() == 2);
+  CHECK(stored.at("ScaledUpForStrandedPods").count == 3);
+  CHECK(stored.at("ScaledUpForStrandedPods").message == "scaling 3 -> 4");
+  CHECK(stored.at("ScaledDownAfterRecovery").count == 1);
+  CHECK(events.metrics().written_total(rg::op::EventWrite::create) == 2);
+  CHECK(events.metrics().written_total(rg::op::EventWrite::patch) == 2);
+}
+
+TEST_CASE("a repeat of an Event that expired meanwhile is created again, with its count") {
+  Fixture f;
+  rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
+  events.start(f.io.get_executor());
+  events.record(web(), "Warning", "HorizontalPodAutoscalerFound", "left alone");
+  f.run_until([&] { return events.metrics().written_total(rg::op::EventWrite::create) == 1; });
+  const std::string name = f.stored().at("HorizontalPodAutoscalerFound").name;
+  f.run([&]() -> asio::awaitable<void> {
+    const auto in_default = rg::client::resources::events().in("default");
+    const rg::client::DeleteOptions options;
+    co_await f.client.remove(in_default, name, options);
+  });
+  f.clock += 1s;
+  events.record(web(), "Warning", "HorizontalPodAutoscalerFound", "left alone");
+  f.run([&] { return events.shut_down(); });
+  const auto stored = f.stored();
+  REQUIRE(stored.contains("HorizontalPodAutoscalerFound"));
+  CHECK(stored.at("HorizontalPodAutoscalerFound").name == name);
+  CHECK(stored.at("HorizontalPodAutoscalerFound").count == 2);
+  CHECK(events.metrics().written_total(rg::op::EventWrite::create) == 2);
+  CHECK(events.metrics().dropped_total(rg::op::EventDrop::rejected) == 0);
+}
