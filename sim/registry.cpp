@@ -40,6 +40,28 @@ std::string selector_string(const json::object& deployment) {
   }
 }
 
+// An apply configuration of the scale subresource (an autoscaling/v1 Scale) as one of the
+// object: its spec.replicas is the object's, as the API server's scale handler maps the fields
+// a manager owns between the two.
+json::object scale_to_object(const ResourceType& type, std::string_view name,
+                             const json::object& scale) {
+  const std::string api_version = string_at(scale, "apiVersion");
+  const std::string kind = string_at(scale, "kind");
+  if (api_version != "autoscaling/v1" || kind != "Scale")
+    throw errors::bad_request(fmt::format(
+        "the apply configuration is a {} {}, but the scale subresource takes autoscaling/v1 Scale",
+        api_version, kind));
+  json::object metadata{{"name", name}};
+  if (const auto* meta = find_object(scale, "metadata"))
+    if (const auto* rv = meta->if_contains("resourceVersion")) metadata["resourceVersion"] = *rv;
+  json::object object{
+      {"apiVersion", type.group_version()}, {"kind", type.kind}, {"metadata", std::move(metadata)}};
+  if (const auto* spec = find_object(scale, "spec"))
+    if (const auto* replicas = spec->if_contains("replicas"))
+      object["spec"] = json::object{{"replicas", *replicas}};
+  return object;
+}
+
 }  // namespace
 
 std::string manager_from_user_agent(std::string_view user_agent) {
@@ -296,10 +318,7 @@ ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace
     throw errors::invalid("meta.k8s.io", "PatchOptions", "",
                           {{"FieldValueTooLong", "fieldManager",
                             fmt::format("Too long: may not be more than 128 bytes")}});
-  if (subresource == "scale")
-    throw errors::bad_request(
-        "kube-sim does not apply to the scale subresource; apply spec.replicas to the object "
-        "itself or use a merge patch");
+  if (subresource == "scale") configuration = scale_to_object(type, name, configuration);
   const std::string api_version = string_at(configuration, "apiVersion");
   const std::string kind = string_at(configuration, "kind");
   if (api_version.empty() || kind.empty())
@@ -334,7 +353,9 @@ ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace
   auto intent = [&](json::object current) {
     return apply::server_side_apply(current, configuration, target, options.force);
   };
-  return {update(type, namespace_, name, subresource, intent, context), false};
+  // A Scale was turned into the object's own fields above; the entry still says "scale".
+  const std::string_view part = subresource == "scale" ? "" : subresource;
+  return {update(type, namespace_, name, part, intent, context), false};
 }
 
 DeleteResult Registry::remove(const ResourceType& type, std::string_view namespace_,

@@ -393,6 +393,41 @@ TEST_CASE("apply to /status owns status; status sent to the main resource is ign
   CHECK(entry(after, "controller").has_value());
 }
 
+TEST_CASE("apply to /scale owns the object's spec.replicas under the scale subresource") {
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(apply(port, kDeployments + "/web", deployment_config("web", 2, "nginx:1"),
+                "fieldManager=kubectl")
+              .status == 201);
+  const std::string scale =
+      "apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: web\nspec:\n  replicas: 5\n";
+
+  // The replicas belong to kubectl: a conflict naming it, until forced.
+  auto conflict = apply(port, kDeployments + "/web/scale", scale, "fieldManager=hpa");
+  REQUIRE(conflict.status == 409);
+  CHECK(conflict.json().at("message") ==
+        "Apply failed with 1 conflict: conflict with \"kubectl\": .spec.replicas");
+  auto forced = apply(port, kDeployments + "/web/scale", scale, "fieldManager=hpa&force=true");
+  REQUIRE(forced.status == 200);
+  CHECK(forced.json().at("kind") == "Scale");
+  CHECK(forced.json().at("apiVersion") == "autoscaling/v1");
+  CHECK(forced.json().at("spec").at("replicas") == 5);
+
+  auto object = call(port, "GET", kDeployments + "/web").json();
+  CHECK(object.at("spec").at("replicas") == 5);
+  CHECK(object.at("metadata").at("generation") == 2);
+  const auto hpa = entry(object, "hpa");
+  REQUIRE(hpa.has_value());
+  CHECK(hpa->at("subresource") == "scale");
+  CHECK(hpa->at("fieldsV1") == json::parse(R"({"f:spec":{"f:replicas":{}}})"));
+  CHECK(!entry(object, "kubectl")->at("fieldsV1").at("f:spec").as_object().contains("f:replicas"));
+
+  auto wrong_kind = apply(port, kDeployments + "/web/scale", deployment_config("web", 1, "x"),
+                          "fieldManager=hpa");
+  CHECK(wrong_kind.status == 400);
+  CHECK(apply(port, kDeployments + "/absent/scale", scale, "fieldManager=hpa").status == 404);
+}
+
 TEST_CASE("fieldValidation: Strict refuses unknown top-level and metadata fields, Warn warns") {
   rg::sim::Server server;
   auto port = server.port();
