@@ -124,8 +124,13 @@ boost::asio::awaitable<std::optional<LeaseRecord>> RestLeaseLock::get() {
 boost::asio::awaitable<void> RestLeaseLock::create(const LeaseRecord& record) {
   const json::value object = client::to_json(to_lease(namespace_, name_, record));
   const client::ResourceRef leases = client::resources::leases().in(namespace_);
-  const client::CreateOptions options;
-  co_await client_.create(leases, object, options);
+  try {
+    const client::CreateOptions options;
+    co_await client_.create(leases, object, options);
+  } catch (const client::ApiError& e) {
+    if (client::is_already_exists(e)) throw LeaseAlreadyExists(e.what());
+    throw;
+  }
 }
 
 boost::asio::awaitable<void> RestLeaseLock::update(const LeaseRecord& record) {

@@ -1,12 +1,12 @@
 // Lease-based leader election (see leader_election.hpp).
 #include "operator/leader_election.hpp"
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <spdlog/spdlog.h>
 
 #include <random>
 
@@ -75,10 +75,19 @@ asio::awaitable<bool> LeaderElector::try_acquire_or_renew() {
   try {
     current = co_await lock_.get();
     if (!current) {
-      co_await lock_.create(desired);
-      observed_ = desired;
-      observed_at_ = Steady::now();
-      co_return true;
+      try {
+        co_await lock_.create(desired);
+        observed_ = desired;
+        observed_at_ = Steady::now();
+        co_return true;
+      } catch (const LeaseAlreadyExists&) {
+        // Another candidate created it first: the normal race of candidates starting together.
+        // Read what it wrote and go on as with any existing Lease.
+        spdlog::debug("leader election: lease {} was just created by another candidate",
+                      lock_.describe());
+      }
+      current = co_await lock_.get();
+      if (!current) co_return false;  // and deleted again already: try at the next retry
     }
   } catch (const boost::system::system_error& e) {
     if (e.code() == asio::error::operation_aborted) throw;

@@ -33,12 +33,18 @@ struct LeaseConflict : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// Raised by LeaseLock::create when the Lease exists already (409 AlreadyExists): another
+/// candidate created it since it was read.
+struct LeaseAlreadyExists : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class LeaseLock {
  public:
   virtual ~LeaseLock() = default;
   /// The current record, or std::nullopt when the Lease does not exist.
   virtual boost::asio::awaitable<std::optional<LeaseRecord>> get() = 0;
-  /// Creates the Lease; throws on failure (an existing Lease included).
+  /// Creates the Lease; throws LeaseAlreadyExists when it exists, other errors on failure.
   virtual boost::asio::awaitable<void> create(const LeaseRecord& record) = 0;
   /// Replaces it, guarded by record.resource_version; throws LeaseConflict when stale.
   virtual boost::asio::awaitable<void> update(const LeaseRecord& record) = 0;
@@ -85,6 +91,5 @@ class LeaderElector {
   mutable std::mutex observed_mutex_;
   std::string observed_holder_;
 };
-
 
 }  // namespace rg::op

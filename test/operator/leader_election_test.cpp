@@ -10,7 +10,12 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <sstream>
 #include <stdexcept>
+#include <utility>
 
 #include "operator/leader_election.hpp"
 
@@ -26,16 +31,18 @@ namespace {
 class MemoryLease final : public rg::op::LeaseLock {
  public:
   std::optional<LeaseRecord> stored;
-  bool failing = false;  // every call fails, as when the API server is unreachable
+  bool failing = false;                 // every call fails, as when the API server is unreachable
+  bool created_after_next_get = false;  // another candidate creates it right after a read
   int version = 0;
 
   asio::awaitable<std::optional<LeaseRecord>> get() override {
     if (failing) throw std::runtime_error("connection refused");
+    if (std::exchange(created_after_next_get, false)) co_return std::nullopt;
     co_return stored;
   }
   asio::awaitable<void> create(const LeaseRecord& record) override {
     if (failing) throw std::runtime_error("connection refused");
-    if (stored) throw std::runtime_error("already exists");
+    if (stored) throw rg::op::LeaseAlreadyExists("already exists");
     stored = record;
     stored->resource_version = std::to_string(++version);
     co_return;
@@ -190,4 +197,41 @@ TEST_CASE("a graceful stop releases the lease so a standby need not wait for it 
   REQUIRE(lease.stored);
   CHECK(lease.stored->holder_identity.empty());
   CHECK(lease.stored->lease_duration_seconds == 1);
+}
+
+TEST_CASE("losing the race to create the lease is no warning: the candidate reads the winner's") {
+  std::ostringstream logged;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(logged);
+  sink->set_pattern("%l %v");
+  auto previous = spdlog::default_logger();
+  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
+  spdlog::set_level(spdlog::level::debug);
+
+  asio::io_context io;
+  MemoryLease lease;
+  Candidate a(lease, fast("a"));
+  Candidate b(lease, fast("b"));
+  a.start(io);
+  auto scenario = [&]() -> asio::awaitable<void> {
+    while (!a.leading) co_await sleep_for(10ms);
+    // b reads no Lease, then a's Lease is there when b creates its own.
+    lease.created_after_next_get = true;
+    b.start(io);
+    while (b.elector.observed_leader().empty()) co_await sleep_for(5ms);
+    CHECK(b.elector.observed_leader() == "a");
+    CHECK_FALSE(b.leading);
+    b.stop.emit(asio::cancellation_type::terminal);
+    a.stop.emit(asio::cancellation_type::terminal);
+  };
+  asio::co_spawn(io, scenario, [](std::exception_ptr e) {
+    if (e) std::rethrow_exception(e);
+  });
+  io.run();
+  spdlog::set_default_logger(previous);
+  spdlog::set_level(spdlog::level::info);
+
+  CHECK_FALSE(lease.created_after_next_get);  // the race did happen
+  CHECK(logged.str().find("debug leader election: lease test/lease was just created by another "
+                          "candidate") != std::string::npos);
+  CHECK_MESSAGE(logged.str().find("warning") == std::string::npos, logged.str());
 }
