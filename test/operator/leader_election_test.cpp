@@ -203,9 +203,10 @@ TEST_CASE("losing the race to create the lease is no warning: the candidate read
   std::ostringstream logged;
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(logged);
   sink->set_pattern("%l %v");
-  auto previous = spdlog::default_logger();
-  spdlog::set_default_logger(std::make_shared<spdlog::logger>("test", sink));
-  spdlog::set_level(spdlog::level::debug);
+  const auto previous = spdlog::default_logger();
+  auto capture = std::make_shared<spdlog::logger>("test", sink);
+  capture->set_level(spdlog::level::debug);
+  spdlog::set_default_logger(capture);
 
   asio::io_context io;
   MemoryLease lease;
@@ -228,7 +229,6 @@ TEST_CASE("losing the race to create the lease is no warning: the candidate read
   });
   io.run();
   spdlog::set_default_logger(previous);
-  spdlog::set_level(spdlog::level::info);
 
   CHECK_FALSE(lease.created_after_next_get);  // the race did happen
   CHECK(logged.str().find("debug leader election: lease test/lease was just created by another "
