@@ -353,3 +353,31 @@ TEST_CASE("caches split by namespace read as one: a stranded pod in the second i
   REQUIRE(w.writer.writes.size() == 2);
   CHECK(w.writer.writes[1].replicas == 4);
 }
+
+TEST_CASE("a scale records the replicas it replaces; once it shows, that record is removed") {
+  World w;
+  w.cluster_with_failed_node();
+  w.deployments.add(deployment(3, kManaged));
+  w.reconcile();
+  REQUIRE(w.writer.writes.size() == 2);
+  const auto& recorded = w.writer.writes[0].annotations;
+  CHECK(std::find(recorded.begin(), recorded.end(),
+                  std::pair<std::string, std::optional<std::string>>(
+                      std::string(op::kReplacedAnnotation), "3")) != recorded.end());
+
+  // The cache then shows the scale (and a new operator, without memory, reconciles it).
+  World after;
+  after.cluster_with_failed_node();
+  client::Labels scaled = kManaged;
+  scaled[std::string(op::kAppliedAnnotation)] = "4";
+  scaled[std::string(op::kReplacedAnnotation)] = "3";
+  after.deployments.add(deployment(4, scaled));
+  after.reconcile();
+  REQUIRE(after.writer.writes.size() == 1);
+  CHECK(after.writer.writes[0].what == "annotate");
+  const auto& cleared = after.writer.writes[0].annotations;
+  CHECK(std::find(cleared.begin(), cleared.end(),
+                  std::pair<std::string, std::optional<std::string>>(
+                      std::string(op::kReplacedAnnotation), std::nullopt)) != cleared.end());
+  CHECK(after.sink.events.empty());
+}
