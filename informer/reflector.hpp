@@ -6,8 +6,11 @@
 //
 // One request and one timer are in flight at a time; the driver waits on whichever completes
 // first (on the request alone when no timer is armed: racing a disarmed timer costs a timer
-// and a cancellation exception per stream read). Cancelling run() stops everything promptly and
-// closes the stream.
+// and a cancellation exception per stream read). The one timer armed while a stream is read is
+// the initial-events timeout of a streaming list; in that phase the state machine only gathers
+// objects until the end bookmark, so the reads race the timer in batches (up to the bookmark,
+// the stream's end or kInitialEventsBatch events) rather than one race per read. Cancelling
+// run() stops everything promptly and closes the stream.
 #pragma once
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -95,14 +98,13 @@ class Reflector {
         for (auto& input : next) inputs.push_back(std::move(input));
         continue;
       }
-      auto request = next_from_request();
+      auto request = next_batch_from_request();
       auto timer = next_from_timer();
       auto next = co_await (std::move(request) || std::move(timer));
-      if (next.index() == 0) {
-        for (auto& input : std::get<0>(next)) inputs.push_back(std::move(input));
-      } else {
-        inputs.push_back(reflector::TimerFired{});
-      }
+      // What the batch read before the timer fired still counts, and comes first.
+      for (auto& input : batch_) inputs.push_back(std::move(input));
+      batch_.clear();
+      if (next.index() == 1) inputs.push_back(reflector::TimerFired{});
     }
   }
 
@@ -121,11 +123,13 @@ class Reflector {
   boost::asio::awaitable<bool> perform(reflector::Action action) {
     if (auto* list = std::get_if<reflector::IssueList>(&action)) {
       if (list->request.continue_token.empty()) relist_started();
+      initial_events_ = false;
       pending_list_ = std::move(list->request);
       pending_watch_.reset();
       stream_.reset();
     } else if (auto* watch = std::get_if<reflector::IssueWatch>(&action)) {
       if (watch->request.send_initial_events) relist_started();
+      initial_events_ = watch->request.send_initial_events;
       pending_watch_ = std::move(watch->request);
       pending_list_.reset();
       stream_.reset();
@@ -207,6 +211,22 @@ class Reflector {
       inputs.push_back(fail(e));
     }
     co_return inputs;
+  }
+
+  // Inputs of the request in flight into batch_, while the stream is in its initial events:
+  // until an input other than an object event (the end bookmark, an error, the stream's end,
+  // a list page), or kInitialEventsBatch inputs. Cancelled by the timer, it keeps what it read.
+  boost::asio::awaitable<void> next_batch_from_request() {
+    for (;;) {
+      std::vector<reflector::Input> next = co_await next_from_request();
+      bool more = initial_events_ && stream_.has_value();  // a read may end mid-event: none
+      for (auto& input : next) {
+        const auto* event = std::get_if<reflector::WatchEvent>(&input);
+        if (event == nullptr || event->type == reflector::EventType::kBookmark) more = false;
+        batch_.push_back(std::move(input));
+      }
+      if (!more || batch_.size() >= kInitialEventsBatch) co_return;
+    }
   }
 
   boost::asio::awaitable<void> next_from_timer() {
@@ -315,6 +335,7 @@ class Reflector {
           const auto& annotations = event.object->metadata.annotations;
           const auto end = annotations.find(client::kInitialEventsEndAnnotation);
           input.initial_events_end = end != annotations.end() && end->second == "true";
+          if (input.initial_events_end) initial_events_ = false;
           inputs.push_back(std::move(input));
           continue;
         }
@@ -337,6 +358,9 @@ class Reflector {
   std::optional<client::BodyReader> stream_;
   std::optional<client::WatchDecoder<T>> decoder_;
   std::vector<client::WatchEvent<T>> events_;
+  static constexpr std::size_t kInitialEventsBatch = 1024;
+  bool initial_events_ = false;  // the stream is a streaming list's, before its end bookmark
+  std::vector<reflector::Input> batch_;
   std::optional<reflector::Clock::time_point> timer_deadline_;
   std::string_view relist_reason_ = "error";
   bool relisting_ = false;

@@ -123,13 +123,15 @@ void bare_parse(asio::io_context& io, rg::client::RestClient& client, std::size_
   });
   run_until(io, [&] { return fetched; });
   const auto start = Clock::now();
+  const double cpu_start = cpu_seconds();
   boost::json::value parsed = boost::json::parse(bytes);
   const double took = seconds_since(start);
+  const double cpu = cpu_seconds() - cpu_start;
   const std::size_t items = parsed.at("items").as_array().size();
   std::printf(
       "  bare boost::json::parse of the LIST: %zu pods, %.1f MB in %.3f s = %.0f MB/s, "
-      "%.0f pods/s (%.0f bytes/pod)\n",
-      items, bytes.size() / 1e6, took, bytes.size() / 1e6 / took, pods / took,
+      "%.0f pods/s (CPU %.1f s; %.0f bytes/pod)\n",
+      items, bytes.size() / 1e6, took, bytes.size() / 1e6 / took, pods / took, cpu,
       static_cast<double>(bytes.size()) / static_cast<double>(pods));
 }
 
