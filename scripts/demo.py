@@ -126,11 +126,11 @@ def main():
             print(f"  {app:6s} short of serving replicas for {total:5.1f}s with replica-guard "
                   f"(~{total / scale:5.0f}s at real timings); Kubernetes alone: ~{without:5.1f}s "
                   f"(~{without / scale:5.0f}s: the 300 s toleration, then a restart)")
-        print(f"Logs: {sim.work}")
         missed = [app for app in guarded_on_victim if app not in scaled_up]
         if missed or not restored or any(app in short_since for app in short_total):
             print(f"demo: FAILED: not scaled up: {missed}; node restored: {restored}; "
                   f"still short: {sorted(short_since)}")
+            sim.close(failed=True)  # keeps kube-sim's and the operator's logs, and says where
             return 1
         return 0
 
