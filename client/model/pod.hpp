@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "client/model/boxed.hpp"
 #include "client/model/object_meta.hpp"
 
 namespace rg::client {
@@ -45,11 +46,11 @@ struct ContainerStateTerminated {
   std::string finished_at;
 };
 
-/// At most one member is set on a real pod.
+/// At most one member is set on a real pod (boxed: 24 bytes instead of 250 per state).
 struct ContainerState {
-  std::optional<ContainerStateWaiting> waiting;
-  std::optional<ContainerStateRunning> running;
-  std::optional<ContainerStateTerminated> terminated;
+  Boxed<ContainerStateWaiting> waiting;
+  Boxed<ContainerStateRunning> running;
+  Boxed<ContainerStateTerminated> terminated;
 };
 
 struct ContainerStatus {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "client/labels/labels.hpp"
+#include "client/model/boxed.hpp"
 #include "client/model/schema_fwd.hpp"
 
 namespace rg::client::detail {
@@ -28,7 +29,7 @@ enum class FieldKind : std::uint8_t {
   kBool,        ///< bool
   kOptBool,     ///< std::optional<bool>
   kStruct,      ///< a struct with its own schema
-  kOptStruct,   ///< std::optional of such a struct
+  kOptStruct,   ///< std::optional or Boxed of such a struct
   kStringMap,   ///< Labels (a JSON object of strings)
   kStringList,  ///< std::vector<std::string>
   kStructList,  ///< std::vector of a struct with its own schema
@@ -77,6 +78,8 @@ template <class T>
 struct IsOptional : std::false_type {};
 template <class T>
 struct IsOptional<std::optional<T>> : std::true_type {};
+template <class T>
+struct IsOptional<Boxed<T>> : std::true_type {};
 template <class T>
 struct IsVector : std::false_type {};
 template <class T>
@@ -131,9 +134,9 @@ const StructDesc& schema_ref() {
   return schema_of(Tag<S>{});
 }
 
-template <class S>
+template <class Optional>
 void* emplace_optional(void* member) {
-  return &static_cast<std::optional<S>*>(member)->emplace();
+  return &static_cast<Optional*>(member)->emplace();
 }
 
 template <class S>
@@ -141,9 +144,9 @@ void* emplace_back(void* member) {
   return &static_cast<std::vector<S>*>(member)->emplace_back();
 }
 
-template <class S>
+template <class Optional>
 const void* optional_element(const void* member, std::size_t i) {
-  const auto& optional = *static_cast<const std::optional<S>*>(member);
+  const auto& optional = *static_cast<const Optional*>(member);
   return i == 0 && optional ? &*optional : nullptr;
 }
 
@@ -165,8 +168,8 @@ constexpr FieldDesc field(std::string_view key, bool required = false) {
     using S = typename M::value_type;
     desc.child = &schema_ref<S>;
     if constexpr (kind == FieldKind::kOptStruct) {
-      desc.emplace = &emplace_optional<S>;
-      desc.element = &optional_element<S>;
+      desc.emplace = &emplace_optional<M>;
+      desc.element = &optional_element<M>;
     } else {
       desc.emplace = &emplace_back<S>;
       desc.element = &vector_element<S>;

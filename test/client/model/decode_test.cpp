@@ -164,5 +164,22 @@ TEST_CASE("a DOM value decodes like its text") {
   CHECK_THROWS_AS(decode_value<Pod>(boost::json::parse(R"({"metadata": 1})")), DecodeError);
 }
 
+TEST_CASE("a copied Pod owns its boxed container states") {
+  const auto pod =
+      decode<Pod>(R"({"metadata": {"name": "a"}, "status": {"containerStatuses": [{"name": "c",)"
+                  R"( "state": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}}]}})");
+  Pod copy = pod;
+  auto& terminated = copy.status.container_statuses.at(0).state.terminated;
+  REQUIRE(terminated.has_value());
+  terminated->exit_code = 1;
+  CHECK(pod.status.container_statuses[0].state.terminated->exit_code == 137);
+  CHECK(terminated->reason == "OOMKilled");
+  copy = pod;
+  CHECK(copy.status.container_statuses[0].state.terminated->exit_code == 137);
+  CHECK_FALSE(copy.status.container_statuses[0].state.running);
+  terminated.reset();
+  CHECK_FALSE(terminated.has_value());
+}
+
 }  // namespace
 }  // namespace rg::client
