@@ -187,24 +187,27 @@ TransportStats RestClient::transport_stats() const { return impl_->transport.sta
 // The verbs build their Call before returning, and are not coroutines themselves: g++ 12
 // destroys a defaulted by-value coroutine argument twice, and the options arguments default.
 
-asio::awaitable<json::value> RestClient::get(ResourceRef resource, std::string name,
-                                             GetOptions options) {
+asio::awaitable<json::value> RestClient::get(const ResourceRef& resource, const std::string& name,
+                                             const GetOptions& options) {
   Call call{
       "GET", object_path(resource, name, "get") + to_query(options).str(), {}, {}, options.timeout};
   return impl_->execute_json(std::move(call));
 }
 
-asio::awaitable<json::value> RestClient::list(ResourceRef resource, ListOptions options) {
+asio::awaitable<json::value> RestClient::list(const ResourceRef& resource,
+                                              const ListOptions& options) {
   Call call{"GET", resource.path() + to_query(options).str(), {}, {}, options.timeout};
   return impl_->execute_json(std::move(call));
 }
 
-asio::awaitable<BodyReader> RestClient::list_stream(ResourceRef resource, ListOptions options) {
+asio::awaitable<BodyReader> RestClient::list_stream(const ResourceRef& resource,
+                                                    const ListOptions& options) {
   Call call{"GET", resource.path() + to_query(options).str(), {}, {}, options.timeout};
   return impl_->execute(std::move(call));
 }
 
-asio::awaitable<BodyReader> RestClient::watch(ResourceRef resource, WatchOptions options) {
+asio::awaitable<BodyReader> RestClient::watch(const ResourceRef& resource,
+                                              const WatchOptions& options) {
   Call call{"GET",
             resource.path() + to_query(options).str(),
             {},
@@ -214,32 +217,35 @@ asio::awaitable<BodyReader> RestClient::watch(ResourceRef resource, WatchOptions
   return impl_->watch(std::move(call), options.timeout_seconds);
 }
 
-asio::awaitable<json::value> RestClient::create(ResourceRef resource, json::value object,
-                                                CreateOptions options) {
+asio::awaitable<json::value> RestClient::create(const ResourceRef& resource,
+                                                const json::value& object,
+                                                const CreateOptions& options) {
   require_namespace(resource, "create");
   Call call{"POST", resource.path() + to_query(options).str(), json::serialize(object),
             "application/json", options.timeout};
   return impl_->execute_json(std::move(call));
 }
 
-asio::awaitable<json::value> RestClient::update(ResourceRef resource, json::value object,
-                                                UpdateOptions options) {
+asio::awaitable<json::value> RestClient::update(const ResourceRef& resource,
+                                                const json::value& object,
+                                                const UpdateOptions& options) {
   const auto name = metadata_field(object, "name");
   Call call{"PUT", object_path(resource, name, "update") + to_query(options).str(),
             json::serialize(object), "application/json", options.timeout};
   return impl_->execute_json(std::move(call));
 }
 
-asio::awaitable<json::value> RestClient::patch(ResourceRef resource, std::string name,
+asio::awaitable<json::value> RestClient::patch(const ResourceRef& resource, const std::string& name,
                                                PatchType type, std::string patch,
-                                               PatchOptions options) {
+                                               const PatchOptions& options) {
   Call call{"PATCH", object_path(resource, name, "patch") + to_query(options, type).str(),
             std::move(patch), std::string(content_type(type)), options.timeout};
   return impl_->execute_json(std::move(call));
 }
 
-asio::awaitable<json::value> RestClient::remove(ResourceRef resource, std::string name,
-                                                DeleteOptions options) {
+asio::awaitable<json::value> RestClient::remove(const ResourceRef& resource,
+                                                const std::string& name,
+                                                const DeleteOptions& options) {
   auto body = delete_body(options);
   auto content = body.empty() ? std::string() : std::string("application/json");
   Call call{"DELETE", object_path(resource, name, "delete"), std::move(body), std::move(content),

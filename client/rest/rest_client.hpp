@@ -55,12 +55,13 @@ struct RawRequest {
 };
 
 /// All verbs' awaitables throw ApiError for a non-2xx answer and TransportError when no answer
-/// arrived; the verbs throw std::invalid_argument for a request that cannot be built (e.g. a namespaced resource without
-/// a namespace for a single-object verb). Cancelling the calling coroutine (Asio cancellation
-/// slot, terminal) ends the call at once with TransportError(kCancelled), whether it was doing
-/// I/O, waiting for the rate limit or for a retry; its connection is closed. A timeout of zero
-/// (RestConfig::timeout or a per-call one) means none. Thread-safe: one client serves many
-/// coroutines; it must outlive the calls and BodyReaders it hands out.
+/// arrived; the verbs throw std::invalid_argument for a request that cannot be built (e.g. a
+/// namespaced resource without a namespace for a single-object verb). Cancelling the calling
+/// coroutine (Asio cancellation slot, terminal) ends the call at once with
+/// TransportError(kCancelled), whether it was doing I/O, waiting for the rate limit or for a retry;
+/// its connection is closed. A timeout of zero (RestConfig::timeout or a per-call one) means none.
+/// Thread-safe: one client serves many coroutines; it must outlive the calls and BodyReaders it
+/// hands out.
 class RestClient {
  public:
   /// Throws std::invalid_argument for a bad server URL or unusable TLS material.
@@ -71,40 +72,48 @@ class RestClient {
 
   const RestConfig& config() const;
 
-  boost::asio::awaitable<boost::json::value> get(ResourceRef resource, std::string name,
-                                                 GetOptions options = {});
+  boost::asio::awaitable<boost::json::value> get(const ResourceRef& resource,
+                                                 const std::string& name,
+                                                 const GetOptions& options = {});
 
   /// One LIST response (one page when options.limit is set: follow metadata.continue).
-  boost::asio::awaitable<boost::json::value> list(ResourceRef resource, ListOptions options = {});
+  boost::asio::awaitable<boost::json::value> list(const ResourceRef& resource,
+                                                  const ListOptions& options = {});
 
   /// The LIST response body as a stream, for decoding large lists without holding the text.
   /// The body must be read before options.timeout (default RestConfig::timeout) passes.
-  boost::asio::awaitable<BodyReader> list_stream(ResourceRef resource, ListOptions options = {});
+  boost::asio::awaitable<BodyReader> list_stream(const ResourceRef& resource,
+                                                 const ListOptions& options = {});
 
   /// A WATCH on its own connection; the body is newline-delimited JSON watch events. An error
   /// answer (e.g. 410 before streaming starts) throws ApiError; errors inside the stream arrive
   /// as ERROR events. The stream ends cleanly when the server closes it (timeoutSeconds).
-  boost::asio::awaitable<BodyReader> watch(ResourceRef resource, WatchOptions options = {});
+  boost::asio::awaitable<BodyReader> watch(const ResourceRef& resource,
+                                           const WatchOptions& options = {});
 
   /// POST `object` to the collection. Returns the created object.
-  boost::asio::awaitable<boost::json::value> create(ResourceRef resource, boost::json::value object,
-                                                    CreateOptions options = {});
+  boost::asio::awaitable<boost::json::value> create(const ResourceRef& resource,
+                                                    const boost::json::value& object,
+                                                    const CreateOptions& options = {});
 
   /// PUT `object` (named by its metadata.name; its metadata.resourceVersion makes the write
   /// conditional: a stale one gives a Conflict ApiError).
-  boost::asio::awaitable<boost::json::value> update(ResourceRef resource, boost::json::value object,
-                                                    UpdateOptions options = {});
+  boost::asio::awaitable<boost::json::value> update(const ResourceRef& resource,
+                                                    const boost::json::value& object,
+                                                    const UpdateOptions& options = {});
 
   /// PATCH object `name` with `patch` (JSON for kJson/kMerge/kStrategicMerge; JSON or YAML for
   /// kApply, which needs options.field_manager).
-  boost::asio::awaitable<boost::json::value> patch(ResourceRef resource, std::string name,
-                                                   PatchType type, std::string patch,
-                                                   PatchOptions options = {});
+  boost::asio::awaitable<boost::json::value> patch(const ResourceRef& resource,
+                                                   const std::string& name, PatchType type,
+                                                   std::string patch,
+                                                   const PatchOptions& options = {});
 
   /// DELETE object `name`. Returns what the server returns: a Status, or the object when
   /// deletion is pending (finalizers, graceful pod deletion).
-  boost::asio::awaitable<boost::json::value> remove(ResourceRef resource, std::string name,
-                                                    DeleteOptions options = {});
+  boost::asio::awaitable<boost::json::value> remove(const ResourceRef& resource,
+                                                    const std::string& name,
+                                                    const DeleteOptions& options = {});
 
   /// Any request with the same headers, rate limit, retries and errors. Returns a 2xx response.
   boost::asio::awaitable<HttpResponse> raw(RawRequest request);

@@ -14,7 +14,7 @@ namespace rg::client {
 
 /// metav1.StatusReason values the API server sends (apimachinery pkg/apis/meta/v1/types.go).
 namespace reason {
-inline constexpr std::string_view kUnknown = "";
+inline constexpr std::string_view kUnknown;
 inline constexpr std::string_view kUnauthorized = "Unauthorized";
 inline constexpr std::string_view kForbidden = "Forbidden";
 inline constexpr std::string_view kNotFound = "NotFound";
@@ -72,7 +72,7 @@ boost::json::value to_json(const Status& status);
 
 /// Decodes an object whose `kind` is "Status"; anything else (another kind, not an object,
 /// fields of the wrong type) gives nullopt, so callers can fall back to treating it as text.
-std::optional<Status> status_from_json(const boost::json::value& json);
+std::optional<Status> status_from_json(const boost::json::value& value);
 
 /// Parses `body` as JSON and then as a Status; nullopt when it is neither.
 std::optional<Status> parse_status(std::string_view body);
