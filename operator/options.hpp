@@ -26,7 +26,7 @@ struct Options {
   std::string leader_elect_retry_period = "2s";
   std::vector<std::string> namespaces;  ///< empty: all namespaces; else one informer each
   std::string deployment_selector;      ///< label selector narrowing the opted-in Deployments
-  int workers = 2;
+  int workers = 4;  ///< 100 Deployments on one failed node need 200 PATCHes at once
   bool dry_run = false;
   bool detect_hpa = true;  ///< watch HPAs and leave the Deployments they scale to them
   std::string node_grace_period = "30s";

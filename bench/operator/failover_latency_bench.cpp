@@ -15,7 +15,7 @@
 // (written in the background, after the scales) so that failures do not overlap.
 //
 //   build/bench/operator/failover_latency_bench [--deployments 1000] [--pods-per-deployment 10]
-//                                               [--nodes 100] [--failures 5] [--workers 2]
+//                                               [--nodes 100] [--failures 5] [--workers 4]
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>

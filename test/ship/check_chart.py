@@ -245,7 +245,7 @@ def check_flags(checks):
         "--leader-election-id=rg-lock", "--leader-election-namespace=$(POD_NAMESPACE)",
         "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s",
         "--leader-elect-retry-period=4s", "--namespace=prod",
-        "--deployment-selector=app.kubernetes.io/part-of=shop", "--workers=4",
+        "--deployment-selector=app.kubernetes.io/part-of=shop", "--workers=6",
         "--node-grace-period=45s", "--scale-down-delay=2m", "--default-max-surge=2",
         "--max-unhealthy-node-fraction=0.4", "--max-total-surge=20", "--log-format=text", "-vv",
         "--some-future-flag=1"], "everything: flags")

@@ -67,7 +67,7 @@ def main():
     accepted, parsed = parse(parse_flags, args)
     checks.check(accepted, f"chart everything: rejected: {parsed}")
     if accepted:
-        for name, value in {"workers": "4", "verbosity": "2", "log-format": "text",
+        for name, value in {"workers": "6", "verbosity": "2", "log-format": "text",
                             "max-total-surge": "20", "default-max-surge": "2",
                             "max-unhealthy-node-fraction": "0.4", "leader-election-id": "rg-lock",
                             "namespaces": "prod", "metrics-bind-address": ":9090",
