@@ -16,7 +16,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
 from kube_sim_session import Checks, KubeSim, KubectlMissing, deployment_manifest  # noqa: E402
-from service_account import ROOT, service_account_kubeconfig  # noqa: E402
+from service_account import install_service_account  # noqa: E402
 
 SKIPPED = "the permission self-check cannot run; starting without it"
 
@@ -31,10 +31,7 @@ def main():
         print(f"skipped: {e}")
         return 77
     with sim:
-        manifests = os.path.join(ROOT, "manifests")
-        for name in ("00-namespace.yaml", "10-serviceaccount.yaml", "20-rbac.yaml", "21-rbac-bindings.yaml"):
-            sim.run("apply", "-f", os.path.join(manifests, name))
-        kubeconfig = service_account_kubeconfig(sim)
+        kubeconfig = install_service_account(sim)
         sim.run("delete", "clusterrolebinding", "system:basic-user")
         sim.start_operator("unchecked", "--health-probe-bind-address", "127.0.0.1:0", kubeconfig=kubeconfig)
         if not eventually("logs that it starts without the permission self-check",

@@ -35,6 +35,15 @@ def service_account_kubeconfig(sim):
     return path
 
 
+def install_service_account(sim):
+    """Applies manifests/' Namespace, ServiceAccount and RBAC; returns the ServiceAccount's
+    kubeconfig (service_account_kubeconfig)."""
+    manifests = os.path.join(ROOT, "manifests")
+    for name in ("00-namespace.yaml", "10-serviceaccount.yaml", "20-rbac.yaml", "21-rbac-bindings.yaml"):
+        sim.run("apply", "-f", os.path.join(manifests, name))
+    return service_account_kubeconfig(sim)
+
+
 def main():
     build_dir = sys.argv[1]
     checks = Checks("service_account.py")
@@ -45,10 +54,7 @@ def main():
         print(f"skipped: {e}")
         return 77
     with sim:
-        manifests = os.path.join(ROOT, "manifests")
-        for name in ("00-namespace.yaml", "10-serviceaccount.yaml", "20-rbac.yaml", "21-rbac-bindings.yaml"):
-            sim.run("apply", "-f", os.path.join(manifests, name))
-        kubeconfig = service_account_kubeconfig(sim)
+        kubeconfig = install_service_account(sim)
         can_i = subprocess.run([sim.kubectl, "--kubeconfig", kubeconfig, "auth", "can-i", "delete", "pods"],
                                capture_output=True, text=True)
         check("the ServiceAccount may not delete pods", can_i.stdout.strip() == "no", can_i.stdout + can_i.stderr)
