@@ -11,9 +11,6 @@
 // taken after seeding.
 //
 // Usage: informer_sync_bench [pods...]   (default: 10000 100000)
-#include <malloc.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
@@ -24,10 +21,10 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
+#include "bench/process_stats.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/rest_client.hpp"
 #include "informer/shared_index_informer.hpp"
@@ -35,37 +32,14 @@
 #include "sim/server.hpp"
 
 namespace asio = boost::asio;
+using rg::bench::Clock;
+using rg::bench::heap_in_use;
+using rg::bench::process_cpu_seconds;
+using rg::bench::resident_bytes;
+using rg::bench::seconds_since;
 using rg::client::Pod;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Resident set size now, in bytes.
-std::size_t current_rss() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t total = 0;
-  std::size_t resident = 0;
-  statm >> total >> resident;
-  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-// CPU time (user + system) of the whole process so far, in seconds: kube-sim's threads too.
-double cpu_seconds() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  auto seconds = [](const timeval& t) { return t.tv_sec + t.tv_usec / 1e6; };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
-
-// Bytes the process has allocated from malloc and not freed.
-std::size_t heap_in_use() {
-  const struct mallinfo2 info = mallinfo2();
-  return info.uordblks + info.hblkhd;
-}
 
 std::string what(const std::exception_ptr& error) {
   try {
@@ -81,11 +55,11 @@ double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 // Runs `io` until `done()`, sampling the RSS peak every millisecond.
 template <class Done>
 std::size_t run_until(asio::io_context& io, Done done) {
-  std::size_t peak = current_rss();
+  std::size_t peak = resident_bytes();
   while (!done()) {
     io.restart();
     io.run_for(std::chrono::milliseconds(1));
-    peak = std::max(peak, current_rss());
+    peak = std::max(peak, resident_bytes());
   }
   return peak;
 }
@@ -123,10 +97,10 @@ void bare_parse(asio::io_context& io, rg::client::RestClient& client, std::size_
   });
   run_until(io, [&] { return fetched; });
   const auto start = Clock::now();
-  const double cpu_start = cpu_seconds();
+  const double cpu_start = process_cpu_seconds();
   boost::json::value parsed = boost::json::parse(bytes);
   const double took = seconds_since(start);
-  const double cpu = cpu_seconds() - cpu_start;
+  const double cpu = process_cpu_seconds() - cpu_start;
   const std::size_t items = parsed.at("items").as_array().size();
   std::printf(
       "  bare boost::json::parse of the LIST: %zu pods, %.1f MB in %.3f s = %.0f MB/s, "
@@ -138,7 +112,7 @@ void bare_parse(asio::io_context& io, rg::client::RestClient& client, std::size_
 void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::size_t pods,
                    bool watch_list) {
   malloc_trim(0);
-  const std::size_t baseline = current_rss();
+  const std::size_t baseline = resident_bytes();
   const std::size_t heap_baseline = heap_in_use();
   rg::informer::SharedIndexInformer<Pod>::Options options;
   options.scope = {rg::client::resources::pods(), "", ""};
@@ -155,7 +129,7 @@ void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
     bool ended = false;
     std::exception_ptr failure;
     const auto start = Clock::now();
-    const double cpu_start = cpu_seconds();
+    const double cpu_start = process_cpu_seconds();
     asio::co_spawn(io, informer.run(),
                    asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error) {
                      ended = true;
@@ -167,13 +141,13 @@ void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
       std::exit(1);
     }
     took = seconds_since(start);
-    cpu = cpu_seconds() - cpu_start;
+    cpu = process_cpu_seconds() - cpu_start;
     if (informer.indexer().size() != pods) {
       std::fprintf(stderr, "synced %zu pods, expected %zu\n", informer.indexer().size(), pods);
       std::exit(1);
     }
     malloc_trim(0);
-    steady = current_rss();
+    steady = resident_bytes();
     heap = heap_in_use();
     stop.emit(asio::cancellation_type::terminal);
     run_until(io, [&] { return ended; });

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/process_stats.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/rest_client.hpp"
 #include "informer/shared_index_informer.hpp"
@@ -36,14 +37,11 @@
 
 namespace asio = boost::asio;
 using asio::ip::tcp;
+using rg::bench::Clock;
+using rg::bench::seconds_since;
 using rg::client::Pod;
-using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The watch body: one JSON event per line, ADDED for each pod then `rounds` MODIFIED rounds.
 std::string watch_events(std::size_t pods, std::size_t rounds) {

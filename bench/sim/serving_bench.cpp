@@ -9,8 +9,6 @@
 // kube-sim's serving cost plus loopback, not a client's decoding.
 //
 // Usage: sim_serving_bench [pods=100000] [watchers=100] [events=1000]
-#include <malloc.h>
-#include <unistd.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -22,37 +20,23 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <fstream>
 #include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/process_stats.hpp"
 #include "client/rest/rest_client.hpp"
 #include "sim/realistic_pod.hpp"
 #include "sim/server.hpp"
 
 namespace asio = boost::asio;
-using Clock = std::chrono::steady_clock;
+using rg::bench::Clock;
+using rg::bench::heap_in_use;
+using rg::bench::resident_bytes;
+using rg::bench::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-std::size_t current_rss() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t total = 0;
-  std::size_t resident = 0;
-  statm >> total >> resident;
-  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-}
-
-std::size_t heap_in_use() {
-  const struct mallinfo2 info = mallinfo2();
-  return info.uordblks + info.hblkhd;
-}
 
 // Runs `io` until `done()`, rethrowing the first failure a coroutine reported.
 template <class Done>
@@ -111,7 +95,7 @@ asio::awaitable<void> list_all(rg::client::RestClient& client, std::int64_t limi
 
 void seed(rg::sim::Server& server, std::size_t pods) {
   malloc_trim(0);
-  const std::size_t rss = current_rss();
+  const std::size_t rss = resident_bytes();
   const std::size_t heap = heap_in_use();
   const auto start = Clock::now();
   const auto& type = *server.resources().find("", "v1", "pods");
@@ -128,7 +112,7 @@ void seed(rg::sim::Server& server, std::size_t pods) {
   std::printf(
       "seeded %zu realistic pods in %.1f s; memory per stored pod: heap %.2f KB, RSS %.2f KB\n",
       pods, took, static_cast<double>(heap_in_use() - heap) * per_pod,
-      static_cast<double>(current_rss() - rss) * per_pod);
+      static_cast<double>(resident_bytes() - rss) * per_pod);
 }
 
 void list(asio::io_context& io, rg::client::RestClient& client, std::int64_t limit) {

@@ -13,7 +13,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <memory>
 #include <string>
 #include <thread>
@@ -23,10 +22,12 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include "bench/process_stats.hpp"
 #include "workqueue/metrics.hpp"
 #include "workqueue/queue.hpp"
 
 namespace asio = boost::asio;
+using rg::bench::process_cpu_seconds;
 using rg::workqueue::MetricsProvider;
 using rg::workqueue::Queue;
 using rg::workqueue::QueueOptions;
@@ -61,12 +62,6 @@ asio::awaitable<void> worker(std::shared_ptr<Queue<Key>> q, const std::vector<Ke
     ++processed;
   }
   q->shut_down();
-}
-
-double process_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 struct Rate {

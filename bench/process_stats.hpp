@@ -1,0 +1,44 @@
+// What the benchmarks report about the process itself: elapsed time, CPU time, resident memory
+// and malloc's bytes in use. Header-only, for bench/ executables.
+#pragma once
+
+#include <malloc.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstddef>
+#include <fstream>
+
+namespace rg::bench {
+
+using Clock = std::chrono::steady_clock;
+
+/// Wall seconds since `start`.
+inline double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// CPU seconds (user + system) of the whole process so far: kube-sim's threads too.
+inline double process_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+/// Resident set size now, in bytes.
+inline std::size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t total = 0;
+  std::size_t resident = 0;
+  statm >> total >> resident;
+  return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+/// Bytes the process has allocated from malloc and not freed.
+inline std::size_t heap_in_use() {
+  const struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+
+}  // namespace rg::bench
