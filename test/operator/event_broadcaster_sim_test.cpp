@@ -40,11 +40,12 @@ struct Stored {
 };
 
 struct Fixture {
+  // First, so it is destroyed last: the client's pooled connections were made on it.
+  asio::io_context io;
   rg::sim::Server server;
   rg::client::RestClient client{server.rest_config()};
   rg::op::RestEventSink sink{client};
   prometheus::Registry registry;
-  asio::io_context io;
   std::chrono::system_clock::time_point clock = std::chrono::system_clock::now();
 
   rg::op::EventBroadcasterConfig config() {
