@@ -298,6 +298,9 @@ def main():
         buildah("umount", container)
         printed = buildah.run_printing(container, ENTRYPOINT, "--version")
         checks.check(f"buildah run: --version prints {version}", version in printed, printed)
+        printed = buildah.run_printing(container, ENTRYPOINT, "--help")
+        checks.check("buildah run: --help documents the flags",
+                     "Usage:" in printed and "--leader-elect" in printed, printed[:500])
         shell = subprocess.run(buildah.command("run", container, "--", "/bin/sh", "-c", "true"),
                                capture_output=True, text=True, env=buildah.env)
         checks.check("buildah run: /bin/sh cannot start (no shell)", shell.returncode != 0, shell.stdout)
