@@ -25,10 +25,10 @@
 #include <vector>
 
 #include "bench/process_stats.hpp"
+#include "bench/seed_pods.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/rest_client.hpp"
 #include "informer/shared_index_informer.hpp"
-#include "sim/realistic_pod.hpp"
 #include "sim/server.hpp"
 
 namespace asio = boost::asio;
@@ -74,17 +74,6 @@ asio::awaitable<std::string> fetch_list(rg::client::RestClient& client) {
     bytes.append(piece);
   }
   co_return bytes;
-}
-
-void seed(rg::sim::Server& server, std::size_t pods) {
-  const auto& type = *server.resources().find("", "v1", "pods");
-  for (std::size_t i = 0; i < pods; ++i) {
-    rg::sim::RealisticPodSpec spec;
-    spec.deployment = "web-" + std::to_string(i % 200);
-    spec.ordinal = i;
-    spec.node_name = "node-" + std::to_string(i % 500);
-    server.store().create(type, rg::sim::realistic_pod(spec));
-  }
 }
 
 void bare_parse(asio::io_context& io, rg::client::RestClient& client, std::size_t pods) {
@@ -171,7 +160,7 @@ int main(int argc, char** argv) {
   for (const std::size_t pods : sizes) {
     rg::sim::Server server;
     const auto seeding = Clock::now();
-    seed(server, pods);
+    rg::bench::seed_pods(server, pods);
     std::printf("%zu realistic pods (seeded in %.1f s)\n", pods, seconds_since(seeding));
     asio::io_context io;
     rg::client::RestConfig config;

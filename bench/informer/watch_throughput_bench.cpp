@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "bench/process_stats.hpp"
+#include "bench/seed_pods.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/rest_client.hpp"
 #include "informer/shared_index_informer.hpp"
@@ -48,11 +49,8 @@ std::string watch_events(std::size_t pods, std::size_t rounds) {
   std::vector<boost::json::object> objects;
   objects.reserve(pods);
   for (std::size_t i = 0; i < pods; ++i) {
-    rg::sim::RealisticPodSpec spec;
+    auto spec = rg::bench::fleet_pod_spec(i);
     spec.namespace_ = "ns-" + std::to_string(i % 20);
-    spec.deployment = "web-" + std::to_string(i % 200);
-    spec.ordinal = i;
-    spec.node_name = "node-" + std::to_string(i % 500);
     objects.push_back(rg::sim::realistic_pod(spec));
   }
   std::string body;

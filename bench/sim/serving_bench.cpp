@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "bench/process_stats.hpp"
+#include "bench/seed_pods.hpp"
 #include "client/rest/rest_client.hpp"
-#include "sim/realistic_pod.hpp"
 #include "sim/server.hpp"
 
 namespace asio = boost::asio;
@@ -98,14 +98,7 @@ void seed(rg::sim::Server& server, std::size_t pods) {
   const std::size_t rss = resident_bytes();
   const std::size_t heap = heap_in_use();
   const auto start = Clock::now();
-  const auto& type = *server.resources().find("", "v1", "pods");
-  for (std::size_t i = 0; i < pods; ++i) {
-    rg::sim::RealisticPodSpec spec;
-    spec.deployment = "web-" + std::to_string(i % 200);
-    spec.ordinal = i;
-    spec.node_name = "node-" + std::to_string(i % 500);
-    server.store().create(type, rg::sim::realistic_pod(spec));
-  }
+  rg::bench::seed_pods(server, pods);
   const double took = seconds_since(start);
   malloc_trim(0);
   const double per_pod = 1.0 / 1024.0 / static_cast<double>(pods);
