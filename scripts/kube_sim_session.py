@@ -3,6 +3,7 @@ the kube-sim binary on an ephemeral port with its admin kubeconfig, runs kubectl
 replica-guard processes against it, and stops everything on exit. Its work directory
 (kubeconfig, logs) is removed on exit unless the run failed -- an exception, or a failed check of
 any Checks -- in which case it is kept and its path printed."""
+import functools
 import json
 import os
 import shutil
@@ -19,6 +20,19 @@ _failed_checks = 0
 
 class KubectlMissing(RuntimeError):
     """No kubectl to drive kube-sim with: tests skip (exit 77), the demo stops."""
+
+
+def skip_without_kubectl(main):
+    """Wraps a test's main: when there is no kubectl to drive kube-sim with, it says why and
+    returns 77, which meson reports as skipped."""
+    @functools.wraps(main)
+    def run(*args, **kwargs):
+        try:
+            return main(*args, **kwargs)
+        except KubectlMissing as e:
+            print(f"skipped: {e}")
+            return 77
+    return run
 
 
 def deployment_manifest(name, replicas, annotations):

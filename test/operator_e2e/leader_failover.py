@@ -12,20 +12,17 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, KubectlMissing, deployment_manifest, stop, wait_for  # noqa: E402
+from kube_sim_session import Checks, KubeSim, deployment_manifest, skip_without_kubectl, stop, wait_for  # noqa: E402
 
 LEASE, RENEW, RETRY = 2.0, 1.0, 0.2
 
 
+@skip_without_kubectl
 def main():
     build_dir = sys.argv[1]
     checks = Checks("leader_failover.py")
     check, eventually = checks.check, checks.eventually
-    try:
-        sim = KubeSim(build_dir, "--nodes", "2", "--time-scale", "0.05")
-    except KubectlMissing as e:
-        print(f"skipped: {e}")
-        return 77
+    sim = KubeSim(build_dir, "--nodes", "2", "--time-scale", "0.05")
     with sim:
         flags = ["--leader-elect", "--leader-election-namespace", "default",
                  "--leader-elect-lease-duration", f"{LEASE:g}s", "--leader-elect-renew-deadline", f"{RENEW:g}s",

@@ -10,17 +10,14 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, KubectlMissing  # noqa: E402
+from kube_sim_session import Checks, KubeSim, skip_without_kubectl  # noqa: E402
 
 
+@skip_without_kubectl
 def main():
     checks = Checks("one_port.py")
     check, eventually = checks.check, checks.eventually
-    try:
-        sim = KubeSim(sys.argv[1], "--nodes", "1")
-    except KubectlMissing as e:
-        print(f"skipped: {e}")
-        return 77
+    sim = KubeSim(sys.argv[1], "--nodes", "1")
     with sim:
         sim.start_operator("shared", "--metrics-bind-address=127.0.0.1:0",
                            "--health-probe-bind-address=127.0.0.1:0")

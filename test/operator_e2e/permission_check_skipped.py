@@ -15,21 +15,18 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, KubectlMissing, deployment_manifest  # noqa: E402
+from kube_sim_session import Checks, KubeSim, deployment_manifest, skip_without_kubectl  # noqa: E402
 from service_account import install_service_account  # noqa: E402
 
 SKIPPED = "the permission self-check cannot run; starting without it"
 
 
+@skip_without_kubectl
 def main():
     build_dir = sys.argv[1]
     checks = Checks("permission_check_skipped.py")
     check, eventually = checks.check, checks.eventually
-    try:
-        sim = KubeSim(build_dir, "--nodes", "2", "--time-scale", "0.05")
-    except KubectlMissing as e:
-        print(f"skipped: {e}")
-        return 77
+    sim = KubeSim(build_dir, "--nodes", "2", "--time-scale", "0.05")
     with sim:
         kubeconfig = install_service_account(sim)
         sim.run("delete", "clusterrolebinding", "system:basic-user")

@@ -15,7 +15,7 @@ import sys
 import urllib.request
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, KubectlMissing, deployment_manifest, wait_for  # noqa: E402
+from kube_sim_session import Checks, KubeSim, deployment_manifest, skip_without_kubectl, wait_for  # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 NAMESPACE = "replica-guard-system"
@@ -44,15 +44,12 @@ def install_service_account(sim):
     return service_account_kubeconfig(sim)
 
 
+@skip_without_kubectl
 def main():
     build_dir = sys.argv[1]
     checks = Checks("service_account.py")
     check, eventually = checks.check, checks.eventually
-    try:
-        sim = KubeSim(build_dir, "--nodes", "3", "--time-scale", "0.05")
-    except KubectlMissing as e:
-        print(f"skipped: {e}")
-        return 77
+    sim = KubeSim(build_dir, "--nodes", "3", "--time-scale", "0.05")
     with sim:
         kubeconfig = install_service_account(sim)
         can_i = subprocess.run([sim.kubectl, "--kubeconfig", kubeconfig, "auth", "can-i", "delete", "pods"],

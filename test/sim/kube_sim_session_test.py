@@ -12,7 +12,7 @@ import sys
 
 repo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, os.path.join(repo, "scripts"))
-from kube_sim_session import Checks, KubeSim, KubectlMissing  # noqa: E402
+from kube_sim_session import Checks, KubeSim, skip_without_kubectl  # noqa: E402
 
 
 def start(build_dir):
@@ -21,6 +21,7 @@ def start(build_dir):
     return KubeSim(build_dir, "--nodes", "1", kubectl=kubectl)
 
 
+@skip_without_kubectl
 def main():
     build_dir = sys.argv[1]
     failures = []
@@ -30,11 +31,7 @@ def main():
         if not ok:
             failures.append(what)
 
-    try:
-        sim = start(build_dir)
-    except KubectlMissing as e:
-        print(f"skipped: {e}")
-        return 77
+    sim = start(build_dir)
     with sim:
         work = sim.work
         sim.run("get", "namespaces")
