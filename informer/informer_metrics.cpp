@@ -20,8 +20,8 @@ constexpr reflector::Health kFailures[] = {
     reflector::Health::kForbidden, reflector::Health::kUnauthorized, reflector::Health::kThrottled,
     reflector::Health::kFailing};
 constexpr client::WatchEventType kEventTypes[] = {
-    client::WatchEventType::Added, client::WatchEventType::Modified,
-    client::WatchEventType::Deleted, client::WatchEventType::Bookmark};
+    client::WatchEventType::kAdded, client::WatchEventType::kModified,
+    client::WatchEventType::kDeleted, client::WatchEventType::kBookmark};
 
 // Cache sizes and resourceVersions read at scrape time: nothing to update on the hot path.
 class CacheCollector final : public prometheus::Collectable {

@@ -312,7 +312,7 @@ class Reflector {
     decoder_->feed(piece, events_);
     for (auto& event : events_) {
       using client::WatchEventType;
-      if (event.type == WatchEventType::Error) {
+      if (event.type == WatchEventType::kError) {
         stream_.reset();  // the server ends the stream after an ERROR event
         inputs.push_back(note(detail::classify_status(*event.status)));
         break;
@@ -321,13 +321,13 @@ class Reflector {
       reflector::WatchEvent input;
       input.resource_version = event.object->metadata.resource_version;
       switch (event.type) {
-        case WatchEventType::Added:
+        case WatchEventType::kAdded:
           input.type = reflector::EventType::kAdded;
           break;
-        case WatchEventType::Modified:
+        case WatchEventType::kModified:
           input.type = reflector::EventType::kModified;
           break;
-        case WatchEventType::Deleted:
+        case WatchEventType::kDeleted:
           input.type = reflector::EventType::kDeleted;
           break;
         default: {

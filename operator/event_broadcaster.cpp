@@ -156,7 +156,7 @@ asio::awaitable<void> EventBroadcaster::State::write(Recorded recorded) {
   const std::string what = describe(recorded.event);
   std::optional<client::Event> event = correlator.correlate(std::move(recorded.event), recorded.at);
   if (!event) {
-    metrics.dropped(EventDrop::spam_filter);
+    metrics.dropped(EventDrop::kSpamFilter);
     log(spdlog::level::debug, "Event held back by the spam filter", {{"event", what}});
     co_return;
   }
@@ -172,14 +172,14 @@ asio::awaitable<void> EventBroadcaster::State::write(Recorded recorded) {
     if (client::is_cancellation(error)) std::rethrow_exception(error);
     const WriteFailure failure = classify(error);
     if (!failure.retry) {
-      metrics.dropped(EventDrop::rejected);
+      metrics.dropped(EventDrop::kRejected);
       log(failure.level, "the API server refused an Event; not retrying",
           {{"event", what}, {"error", failure.what}});
       co_return;
     }
     const bool closing = is_closed();
     if (closing || tries >= config.max_tries) {
-      metrics.dropped(closing ? EventDrop::shutdown : EventDrop::retries_exhausted);
+      metrics.dropped(closing ? EventDrop::kShutdown : EventDrop::kRetriesExhausted);
       log(spdlog::level::err,
           closing ? "could not write an Event before shutdown; dropping it"
                   : "could not write an Event after every try; dropping it",
@@ -214,10 +214,10 @@ asio::awaitable<EventWrite> EventBroadcaster::State::write_once(const client::Ev
       if (!client::is_not_found(e)) throw;
       gone = true;
     }
-    if (!gone) co_return EventWrite::patch;
+    if (!gone) co_return EventWrite::kPatch;
   }
   co_await sink.create(event);
-  co_return EventWrite::create;
+  co_return EventWrite::kCreate;
 }
 
 // The writer has ended: whatever it did not write is dropped, counted and logged.
@@ -241,7 +241,7 @@ void EventBroadcaster::State::finish(const std::exception_ptr& error) {
     }
   }
   if (left > 0) {
-    metrics.dropped(EventDrop::shutdown, left);
+    metrics.dropped(EventDrop::kShutdown, left);
     log(spdlog::level::warn, "Events not written before shutdown were dropped",
         {{"dropped", std::to_string(left)}});
   }
@@ -269,7 +269,7 @@ void EventBroadcaster::record(const client::ObjectReference& object, std::string
                               std::string_view reason, std::string_view message) {
   State& s = *state_;
   if (type != "Normal" && type != "Warning") {
-    s.metrics.dropped(EventDrop::invalid);
+    s.metrics.dropped(EventDrop::kInvalid);
     log(spdlog::level::err, "not recording an Event of a type other than Normal or Warning",
         {{"type", type},
          {"reason", reason},
@@ -286,9 +286,9 @@ void EventBroadcaster::record(const client::ObjectReference& object, std::string
   {
     std::lock_guard lock(s.mutex);
     if (s.closed) {
-      dropped = EventDrop::shutdown;
+      dropped = EventDrop::kShutdown;
     } else if (s.queue.size() >= s.config.queue_size) {
-      dropped = EventDrop::queue_full;
+      dropped = EventDrop::kQueueFull;
       first_drop = s.dropped_while_full++ == 0;
     } else {
       dropped_before = std::exchange(s.dropped_while_full, 0);
@@ -305,7 +305,7 @@ void EventBroadcaster::record(const client::ObjectReference& object, std::string
   if (!dropped) return;
   s.metrics.dropped(*dropped);
   const std::string what = describe(recorded.event);
-  if (*dropped == EventDrop::shutdown) {
+  if (*dropped == EventDrop::kShutdown) {
     log(spdlog::level::warn, "Event recorded after shutdown; dropping it",
         {{"event", what}, {"message", message}});
   } else {
@@ -350,7 +350,7 @@ asio::awaitable<void> EventBroadcaster::shut_down() {
   }
   if (!finished) {
     if (never_sent > 0) {
-      s->metrics.dropped(EventDrop::shutdown, never_sent);
+      s->metrics.dropped(EventDrop::kShutdown, never_sent);
       log(spdlog::level::warn, "Events recorded but never written (the writer never started)",
           {{"dropped", std::to_string(never_sent)}});
     }

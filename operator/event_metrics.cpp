@@ -12,9 +12,9 @@ namespace rg::op {
 
 namespace {
 
-constexpr std::array kDrops{EventDrop::invalid,           EventDrop::queue_full,
-                            EventDrop::spam_filter,       EventDrop::rejected,
-                            EventDrop::retries_exhausted, EventDrop::shutdown};
+constexpr std::array kDrops{EventDrop::kInvalid,          EventDrop::kQueueFull,
+                            EventDrop::kSpamFilter,       EventDrop::kRejected,
+                            EventDrop::kRetriesExhausted, EventDrop::kShutdown};
 
 std::size_t index_of(EventDrop reason) { return static_cast<std::size_t>(reason); }
 std::size_t index_of(EventWrite verb) { return static_cast<std::size_t>(verb); }
@@ -23,17 +23,17 @@ std::size_t index_of(EventWrite verb) { return static_cast<std::size_t>(verb); }
 
 std::string_view to_string(EventDrop reason) {
   switch (reason) {
-    case EventDrop::invalid:
+    case EventDrop::kInvalid:
       return "invalid";
-    case EventDrop::queue_full:
+    case EventDrop::kQueueFull:
       return "queue_full";
-    case EventDrop::spam_filter:
+    case EventDrop::kSpamFilter:
       return "spam_filter";
-    case EventDrop::rejected:
+    case EventDrop::kRejected:
       return "rejected";
-    case EventDrop::retries_exhausted:
+    case EventDrop::kRetriesExhausted:
       return "retries_exhausted";
-    case EventDrop::shutdown:
+    case EventDrop::kShutdown:
       return "shutdown";
   }
   return "unknown";
@@ -46,8 +46,8 @@ EventMetrics::EventMetrics(prometheus::Registry& registry) {
                           "Events the API server accepted, by verb (create, or patch of a "
                           "repeat's count)")
                       .Register(registry);
-  written_[index_of(EventWrite::create)] = &written.Add({{"verb", "create"}});
-  written_[index_of(EventWrite::patch)] = &written.Add({{"verb", "patch"}});
+  written_[index_of(EventWrite::kCreate)] = &written.Add({{"verb", "create"}});
+  written_[index_of(EventWrite::kPatch)] = &written.Add({{"verb", "patch"}});
   auto& dropped = prometheus::BuildCounter()
                       .Name("replica_guard_events_dropped_total")
                       .Help("Events recorded but never written, by reason")

@@ -18,16 +18,16 @@ class Registry;
 
 namespace rg::op {
 
-enum class EventWrite { create, patch };
+enum class EventWrite { kCreate, kPatch };
 
 /// Why a recorded Event was not written.
 enum class EventDrop {
-  invalid,            ///< a type other than Normal or Warning
-  queue_full,         ///< the queue was full: the API server is slow or unreachable
-  spam_filter,        ///< the object used up its Event budget (client-go's spam filter)
-  rejected,           ///< the API server refused it (an API error other than 404 on a patch)
-  retries_exhausted,  ///< no answer from the API server after every try
-  shutdown,           ///< still queued or in flight when the flush at shutdown ran out of time
+  kInvalid,           ///< a type other than Normal or Warning
+  kQueueFull,         ///< the queue was full: the API server is slow or unreachable
+  kSpamFilter,        ///< the object used up its Event budget (client-go's spam filter)
+  kRejected,          ///< the API server refused it (an API error other than 404 on a patch)
+  kRetriesExhausted,  ///< no answer from the API server after every try
+  kShutdown,          ///< still queued or in flight when the flush at shutdown ran out of time
 };
 
 std::string_view to_string(EventDrop reason);

@@ -136,13 +136,13 @@ class JsonFormatter final : public spdlog::formatter {
 }  // namespace
 
 LogFormat parse_log_format(std::string_view text) {
-  if (text == "text") return LogFormat::text;
-  if (text == "json") return LogFormat::json;
+  if (text == "text") return LogFormat::kText;
+  if (text == "json") return LogFormat::kJson;
   throw std::invalid_argument("--log-format \"" + std::string(text) + "\" is not text or json");
 }
 
 std::unique_ptr<spdlog::formatter> make_log_formatter(LogFormat format) {
-  if (format == LogFormat::json) return std::make_unique<JsonFormatter>();
+  if (format == LogFormat::kJson) return std::make_unique<JsonFormatter>();
   return std::make_unique<TextFormatter>();
 }
 

@@ -12,7 +12,7 @@
 
 namespace rg::op {
 
-enum class LogFormat { text, json };
+enum class LogFormat { kText, kJson };
 
 /// Parses "text" or "json"; throws std::invalid_argument naming the value otherwise.
 LogFormat parse_log_format(std::string_view text);

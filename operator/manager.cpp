@@ -388,13 +388,13 @@ struct Manager::Impl {
     while (auto key = co_await q->get()) {
       const ReconcileOutcome outcome = co_await reconciler.reconcile(*key);
       switch (outcome.next) {
-        case ReconcileOutcome::Next::done:
+        case ReconcileOutcome::Next::kDone:
           q->forget(*key);
           break;
-        case ReconcileOutcome::Next::retry:
+        case ReconcileOutcome::Next::kRetry:
           q->add_rate_limited(*key);
           break;
-        case ReconcileOutcome::Next::after:
+        case ReconcileOutcome::Next::kAfter:
           q->forget(*key);
           q->add_after(*key, outcome.after);
           break;

@@ -7,11 +7,11 @@ namespace {
 
 const char* to_label(ReconcileResult r) {
   switch (r) {
-    case ReconcileResult::success:
+    case ReconcileResult::kSuccess:
       return "success";
-    case ReconcileResult::error:
+    case ReconcileResult::kError:
       return "error";
-    case ReconcileResult::requeue:
+    case ReconcileResult::kRequeue:
       return "requeue";
   }
   return "error";
@@ -19,13 +19,13 @@ const char* to_label(ReconcileResult r) {
 
 const char* to_label(PatchResult r) {
   switch (r) {
-    case PatchResult::success:
+    case PatchResult::kSuccess:
       return "success";
-    case PatchResult::conflict:
+    case PatchResult::kConflict:
       return "conflict";
-    case PatchResult::error:
+    case PatchResult::kError:
       return "error";
-    case PatchResult::dry_run:
+    case PatchResult::kDryRun:
       return "dry_run";
   }
   return "error";
@@ -84,13 +84,13 @@ OperatorMetrics::OperatorMetrics(prometheus::Registry& registry)
                          .Help("HTTP requests to the API server by status code and method")
                          .Register(registry)) {
   for (const auto r :
-       {ReconcileResult::success, ReconcileResult::error, ReconcileResult::requeue}) {
+       {ReconcileResult::kSuccess, ReconcileResult::kError, ReconcileResult::kRequeue}) {
     reconcile_total_.Add({{"result", to_label(r)}});
   }
   // Every patch series exists from the start at 0, so increase() and rate() see the first one.
   for (const char* direction : {"up", "down"}) {
-    for (const auto r :
-         {PatchResult::success, PatchResult::conflict, PatchResult::error, PatchResult::dry_run}) {
+    for (const auto r : {PatchResult::kSuccess, PatchResult::kConflict, PatchResult::kError,
+                         PatchResult::kDryRun}) {
       scale_patches_.Add({{"direction", direction}, {"result", to_label(r)}});
     }
   }
@@ -104,7 +104,7 @@ void OperatorMetrics::reconciled(ReconcileResult result, std::chrono::duration<d
 }
 
 void OperatorMetrics::scale_patch(ScaleDirection direction, PatchResult result) {
-  const char* dir = direction == ScaleDirection::down ? "down" : "up";
+  const char* dir = direction == ScaleDirection::kDown ? "down" : "up";
   scale_patches_.Add({{"direction", dir}, {"result", to_label(result)}}).Increment();
 }
 

@@ -20,8 +20,8 @@
 
 namespace rg::op {
 
-enum class ReconcileResult { success, error, requeue };
-enum class PatchResult { success, conflict, error, dry_run };
+enum class ReconcileResult { kSuccess, kError, kRequeue };
+enum class PatchResult { kSuccess, kConflict, kError, kDryRun };
 
 class OperatorMetrics {
  public:

@@ -60,7 +60,7 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile(std::string key) 
     co_return ReconcileOutcome{};
   }
   ReconcileOutcome outcome;
-  ReconcileResult result = ReconcileResult::success;
+  ReconcileResult result = ReconcileResult::kSuccess;
   try {
     outcome = co_await reconcile_existing(*deployment);
   } catch (...) {
@@ -76,13 +76,13 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile(std::string key) 
       log(conflict ? spdlog::level::debug : spdlog::level::warn,
           conflict ? "conflict writing the Deployment, will retry" : "reconcile failed",
           {{"namespace", ns}, {"deployment", name}, {"error", e.what()}});
-      result = conflict ? ReconcileResult::requeue : ReconcileResult::error;
+      result = conflict ? ReconcileResult::kRequeue : ReconcileResult::kError;
     } catch (const std::exception& e) {
       log(spdlog::level::err, "reconcile failed",
           {{"namespace", ns}, {"deployment", name}, {"error", e.what()}});
-      result = ReconcileResult::error;
+      result = ReconcileResult::kError;
     }
-    outcome = {ReconcileOutcome::Next::retry, {}};
+    outcome = {ReconcileOutcome::Next::kRetry, {}};
   }
   if (metrics_) metrics_->reconciled(result, Steady::now() - started);
   co_return outcome;
@@ -128,7 +128,7 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
   }
   co_await carry_out(d, plan);
   ReconcileOutcome outcome;
-  if (plan.requeue_after) outcome = {ReconcileOutcome::Next::after, *plan.requeue_after};
+  if (plan.requeue_after) outcome = {ReconcileOutcome::Next::kAfter, *plan.requeue_after};
   co_return outcome;
 }
 
@@ -158,16 +158,16 @@ boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
         resource_version = co_await writer_.scale(ns, name, resource_version, *plan.scale_to);
       } catch (const client::ApiError& e) {
         if (metrics_) {
-          metrics_->scale_patch(
-              plan.direction, client::is_conflict(e) ? PatchResult::conflict : PatchResult::error);
+          metrics_->scale_patch(plan.direction, client::is_conflict(e) ? PatchResult::kConflict
+                                                                       : PatchResult::kError);
         }
         throw;
       }
-      if (metrics_) metrics_->scale_patch(plan.direction, PatchResult::success);
+      if (metrics_) metrics_->scale_patch(plan.direction, PatchResult::kSuccess);
     }
     if (removes) co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
   } else if (plan.scale_to && metrics_) {
-    metrics_->scale_patch(plan.direction, PatchResult::dry_run);
+    metrics_->scale_patch(plan.direction, PatchResult::kDryRun);
   }
   client::ObjectReference ref;
   ref.api_version = "apps/v1";

@@ -81,7 +81,7 @@ struct ReconcilerConfig {
 
 /// What the worker does with the key afterwards.
 struct ReconcileOutcome {
-  enum class Next { done, retry, after } next = Next::done;  ///< retry = rate-limited requeue
+  enum class Next { kDone, kRetry, kAfter } next = Next::kDone;  ///< kRetry = rate-limited requeue
   std::chrono::milliseconds after{0};
 };
 

@@ -38,7 +38,7 @@ ScalePlan plan_opt_out(const DeploymentFacts& d) {
   if (desired >= 0 && applied == d.spec_replicas && d.spec_replicas != desired && !d.paused &&
       !d.hpa_name) {
     plan.scale_to = desired;
-    plan.direction = desired > d.spec_replicas ? ScaleDirection::up : ScaleDirection::down;
+    plan.direction = desired > d.spec_replicas ? ScaleDirection::kUp : ScaleDirection::kDown;
   }
   plan.events.push_back({false, "OptedOut",
                          plan.scale_to
@@ -77,7 +77,7 @@ void plan_scale_down(ScalePlan& plan, std::int32_t current, std::int32_t target,
          fmt::format("scaling {} -> {}: the surge has been unneeded for {}s", current, target,
                      std::chrono::duration_cast<std::chrono::seconds>(unneeded_for).count())});
   }
-  plan.direction = ScaleDirection::down;
+  plan.direction = ScaleDirection::kDown;
   memory.surge_unneeded_since.reset();
 }
 
@@ -196,14 +196,14 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
 
   if (target != current && desired_changed) {  // the person edited the annotation: follow at once
     plan.scale_to = target;
-    plan.direction = target > current ? ScaleDirection::up : ScaleDirection::down;
+    plan.direction = target > current ? ScaleDirection::kUp : ScaleDirection::kDown;
     memory.surge_unneeded_since.reset();
     plan.events.push_back({false, "DesiredReplicasChanged",
                            fmt::format("{} changed to {}: scaling {} -> {}", kDesiredAnnotation,
                                        desired, current, target)});
   } else if (target > current) {
     plan.scale_to = target;
-    plan.direction = ScaleDirection::up;
+    plan.direction = ScaleDirection::kUp;
     memory.surge_unneeded_since.reset();
     const std::string reason =
         d.replicas.stranded > 0 ? "ScaledUpForStrandedPods" : "ScaledUpToDesired";

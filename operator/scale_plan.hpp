@@ -58,13 +58,13 @@ struct EventSpec {
   std::string message;
 };
 
-enum class ScaleDirection { none, up, down };
+enum class ScaleDirection { kNone, kUp, kDown };
 
 struct ScalePlan {
   /// A merge patch of annotations: a value sets, std::nullopt removes. Written before the scale.
   std::vector<std::pair<std::string, std::optional<std::string>>> annotations;
   std::optional<std::int32_t> scale_to;  ///< new spec.replicas through the scale subresource
-  ScaleDirection direction = ScaleDirection::none;
+  ScaleDirection direction = ScaleDirection::kNone;
   std::vector<EventSpec> events;
   std::optional<std::chrono::milliseconds> requeue_after;
   bool managed = false;  ///< opted in and acted on: its per-Deployment metrics are exported

@@ -18,11 +18,11 @@ namespace rg::client {
 namespace {
 
 constexpr std::array<std::pair<std::string_view, WatchEventType>, 5> kEventTypes{{
-    {"ADDED", WatchEventType::Added},
-    {"MODIFIED", WatchEventType::Modified},
-    {"DELETED", WatchEventType::Deleted},
-    {"BOOKMARK", WatchEventType::Bookmark},
-    {"ERROR", WatchEventType::Error},
+    {"ADDED", WatchEventType::kAdded},
+    {"MODIFIED", WatchEventType::kModified},
+    {"DELETED", WatchEventType::kDeleted},
+    {"BOOKMARK", WatchEventType::kBookmark},
+    {"ERROR", WatchEventType::kError},
 }};
 
 }  // namespace
@@ -137,7 +137,7 @@ class WatchEnvelope final : public EnvelopeSink {
   // The object goes straight into T when the type is known and is not ERROR; an ERROR's Status
   // and an object that comes before its type go through a DOM value.
   void route_object() {
-    if (type_ && *type_ != WatchEventType::Error) {
+    if (type_ && *type_ != WatchEventType::kError) {
       object_in_dom_ = false;
       event_.object = codec_.create();
       object_sink_->start(event_.object.get());
@@ -154,7 +154,7 @@ class WatchEnvelope final : public EnvelopeSink {
     if (!type_) return fail({}, "watch event without \"type\"");
     if (!has_object_) return fail({}, "watch event without \"object\"");
     event_.type = *type_;
-    if (*type_ == WatchEventType::Error) return take_status();
+    if (*type_ == WatchEventType::kError) return take_status();
     if (object_in_dom_) {
       event_.object = codec_.create();
       object_sink_->start(event_.object.get());

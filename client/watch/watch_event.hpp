@@ -10,7 +10,7 @@
 
 namespace rg::client {
 
-enum class WatchEventType { Added, Modified, Deleted, Bookmark, Error };
+enum class WatchEventType { kAdded, kModified, kDeleted, kBookmark, kError };
 
 /// The wire name: "ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR".
 std::string_view to_string(WatchEventType type);
@@ -23,7 +23,7 @@ inline constexpr std::string_view kInitialEventsEndAnnotation = "k8s.io/initial-
 
 template <class T>
 struct WatchEvent {
-  WatchEventType type = WatchEventType::Added;
+  WatchEventType type = WatchEventType::kAdded;
   /// Every type but Error. A Bookmark's object carries only metadata.resourceVersion (and
   /// annotations).
   std::shared_ptr<const T> object;

@@ -84,7 +84,7 @@ class CountingObserver final : public ReflectorObserver {
   void on_relist(std::string_view reason) override { ++relists[std::string(reason)]; }
   void on_watch() override { ++watches; }
   void on_event(client::WatchEventType type) override {
-    ++(type == client::WatchEventType::Bookmark ? bookmarks : events);
+    ++(type == client::WatchEventType::kBookmark ? bookmarks : events);
   }
   void on_items(std::size_t count) override { items += count; }
   void on_list_synced(std::size_t /*count*/) override { ++list_syncs; }

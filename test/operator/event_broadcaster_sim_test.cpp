@@ -111,8 +111,8 @@ TEST_CASE("Events reach the API server; a repeat raises the stored count") {
   CHECK(stored.at("ScaledUpForStrandedPods").count == 3);
   CHECK(stored.at("ScaledUpForStrandedPods").message == "scaling 3 -> 4");
   CHECK(stored.at("ScaledDownAfterRecovery").count == 1);
-  CHECK(events.metrics().written_total(rg::op::EventWrite::create) == 2);
-  CHECK(events.metrics().written_total(rg::op::EventWrite::patch) == 2);
+  CHECK(events.metrics().written_total(rg::op::EventWrite::kCreate) == 2);
+  CHECK(events.metrics().written_total(rg::op::EventWrite::kPatch) == 2);
 }
 
 TEST_CASE("a repeat of an Event that expired meanwhile is created again, with its count") {
@@ -120,7 +120,7 @@ TEST_CASE("a repeat of an Event that expired meanwhile is created again, with it
   rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
   events.start(f.io.get_executor());
   events.record(web(), "Warning", "HorizontalPodAutoscalerFound", "left alone");
-  f.run_until([&] { return events.metrics().written_total(rg::op::EventWrite::create) == 1; });
+  f.run_until([&] { return events.metrics().written_total(rg::op::EventWrite::kCreate) == 1; });
   const std::string name = f.stored().at("HorizontalPodAutoscalerFound").name;
   f.run([&]() -> asio::awaitable<void> {
     const auto in_default = rg::client::resources::events().in("default");
@@ -134,6 +134,6 @@ TEST_CASE("a repeat of an Event that expired meanwhile is created again, with it
   REQUIRE(stored.contains("HorizontalPodAutoscalerFound"));
   CHECK(stored.at("HorizontalPodAutoscalerFound").name == name);
   CHECK(stored.at("HorizontalPodAutoscalerFound").count == 2);
-  CHECK(events.metrics().written_total(rg::op::EventWrite::create) == 2);
-  CHECK(events.metrics().dropped_total(rg::op::EventDrop::rejected) == 0);
+  CHECK(events.metrics().written_total(rg::op::EventWrite::kCreate) == 2);
+  CHECK(events.metrics().dropped_total(rg::op::EventDrop::kRejected) == 0);
 }

@@ -147,7 +147,7 @@ TEST_CASE("the writer creates Events in the order they were recorded, with the r
   CHECK(first.first_timestamp == "2025-11-29T14:00:00Z");
   CHECK(first.last_timestamp == "2025-11-29T14:00:00Z");
   CHECK(f.sink.writes[1].event.type == "Warning");
-  CHECK(events.metrics().written_total(EventWrite::create) == 3);
+  CHECK(events.metrics().written_total(EventWrite::kCreate) == 3);
   CHECK(events.metrics().queue_depth() == 0);
 }
 
@@ -170,7 +170,7 @@ TEST_CASE("a repeat patches the count of the first Event; one that expired is cr
     CHECK(bumped.count == 2);
     CHECK(bumped.first_timestamp == "2025-11-29T14:00:00Z");
     CHECK(bumped.last_timestamp == "2025-11-29T14:00:30Z");
-    CHECK(events.metrics().written_total(EventWrite::patch) == 1);
+    CHECK(events.metrics().written_total(EventWrite::kPatch) == 1);
   }
   SUBCASE("expired meanwhile: the patch finds nothing, so it is created with its count") {
     f.sink.failures = {nullptr, api_error(404)};
@@ -200,17 +200,17 @@ TEST_CASE("record() never waits for the API server: a full queue drops the overf
       events.record(deployment("web-" + std::to_string(i)), "Normal", "Scaled", "more");
     }
     CHECK(events.metrics().queue_depth() == 5);
-    CHECK(events.metrics().dropped_total(EventDrop::queue_full) == 5);
+    CHECK(events.metrics().dropped_total(EventDrop::kQueueFull) == 5);
     // Shutdown cannot flush a stuck API server: after flush_timeout the write in flight is
     // cancelled and everything left is dropped, counted.
     co_await events.shut_down();
   });
   CHECK(f.sink.writes.empty());
   CHECK(f.sink.calls == 1);
-  CHECK(events.metrics().dropped_total(EventDrop::shutdown) == 6);
+  CHECK(events.metrics().dropped_total(EventDrop::kShutdown) == 6);
   CHECK(events.metrics().queue_depth() == 0);
   events.record(deployment("late"), "Normal", "Scaled", "after shutdown");
-  CHECK(events.metrics().dropped_total(EventDrop::shutdown) == 7);
+  CHECK(events.metrics().dropped_total(EventDrop::kShutdown) == 7);
 }
 
 TEST_CASE("shutdown writes every queued Event when the API server answers") {
@@ -223,7 +223,7 @@ TEST_CASE("shutdown writes every queued Event when the API server answers") {
   run(f.io, [&] { return events.shut_down(); });
   CHECK(f.sink.writes.size() == 200);
   CHECK(f.sink.writes.back().event.involved_object.name == "web-199");
-  CHECK(events.metrics().dropped_total(EventDrop::shutdown) == 0);
+  CHECK(events.metrics().dropped_total(EventDrop::kShutdown) == 0);
   SUBCASE("a second shut_down returns at once") {
     run(f.io, [&] { return events.shut_down(); });
   }
@@ -236,7 +236,7 @@ TEST_CASE("without start(), shut_down drops what was queued, counted") {
   events.record(deployment("api"), "Normal", "Scaled", "up");
   run(f.io, [&] { return events.shut_down(); });
   CHECK(f.sink.calls == 0);
-  CHECK(events.metrics().dropped_total(EventDrop::shutdown) == 2);
+  CHECK(events.metrics().dropped_total(EventDrop::kShutdown) == 2);
 }
 
 TEST_CASE("a refusal is dropped at once; no answer is retried up to max_tries") {
@@ -266,8 +266,8 @@ TEST_CASE("a refusal is dropped at once; no answer is retried up to max_tries") 
   REQUIRE(f.sink.writes.size() == 2);
   CHECK(f.sink.writes[0].event.involved_object.name == "api");
   CHECK(f.sink.writes[1].event.involved_object.name == "cache");
-  CHECK(events.metrics().dropped_total(EventDrop::rejected) == 1);
-  CHECK(events.metrics().dropped_total(EventDrop::retries_exhausted) == 1);
+  CHECK(events.metrics().dropped_total(EventDrop::kRejected) == 1);
+  CHECK(events.metrics().dropped_total(EventDrop::kRetriesExhausted) == 1);
 }
 
 TEST_CASE("the spam filter and an unknown type drop Events, counted") {
@@ -281,6 +281,6 @@ TEST_CASE("the spam filter and an unknown type drop Events, counted") {
   events.record(deployment("web"), "Error", "Odd", "not a type");
   run(f.io, [&] { return events.shut_down(); });
   CHECK(f.sink.writes.size() == 2);
-  CHECK(events.metrics().dropped_total(EventDrop::spam_filter) == 3);
-  CHECK(events.metrics().dropped_total(EventDrop::invalid) == 1);
+  CHECK(events.metrics().dropped_total(EventDrop::kSpamFilter) == 3);
+  CHECK(events.metrics().dropped_total(EventDrop::kInvalid) == 1);
 }

@@ -25,7 +25,7 @@ std::string capture(rg::op::LogFormat format, auto&& emit) {
 }  // namespace
 
 TEST_CASE("text lines carry fields as key=value, quoting where needed") {
-  const std::string line = capture(rg::op::LogFormat::text, [] {
+  const std::string line = capture(rg::op::LogFormat::kText, [] {
     rg::op::log(spdlog::level::info, "scaled up",
                 {{"namespace", "shop"}, {"deployment", "web"}, {"action", "scale 3 -> 4"}});
   });
@@ -34,7 +34,7 @@ TEST_CASE("text lines carry fields as key=value, quoting where needed") {
 }
 
 TEST_CASE("JSON lines are valid JSON with each field as a key") {
-  const std::string line = capture(rg::op::LogFormat::json, [] {
+  const std::string line = capture(rg::op::LogFormat::kJson, [] {
     rg::op::log(spdlog::level::warn, "odd \"quote\"\nnewline",
                 {{"namespace", "shop"}, {"deployment", "web"}});
     spdlog::info("plain {} line", 1);
@@ -54,6 +54,6 @@ TEST_CASE("JSON lines are valid JSON with each field as a key") {
 }
 
 TEST_CASE("log formats are text or json") {
-  CHECK(rg::op::parse_log_format("json") == rg::op::LogFormat::json);
+  CHECK(rg::op::parse_log_format("json") == rg::op::LogFormat::kJson);
   CHECK_THROWS_WITH(rg::op::parse_log_format("xml"), doctest::Contains("is not text or json"));
 }

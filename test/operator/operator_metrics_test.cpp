@@ -36,7 +36,7 @@ TEST_CASE("every scale-patch series exists at 0 before the first patch") {
     CHECK(value == 0);
   }
   CHECK(series == 2 * 4);
-  metrics.scale_patch(ScaleDirection::up, PatchResult::success);
+  metrics.scale_patch(ScaleDirection::kUp, PatchResult::kSuccess);
   auto after = samples(registry);
   CHECK(after["replica_guard_scale_patches_total{direction=up,result=success,}"] == 1);
   CHECK(after["replica_guard_scale_patches_total{direction=down,result=success,}"] == 0);

@@ -160,7 +160,7 @@ TEST_CASE("first sight writes the desired annotation, nothing else") {
   w.cluster_with_failed_node();
   w.deployments.add(deployment(3, {{std::string(op::kEnabledAnnotation), "true"}}));
   const auto outcome = w.reconcile();
-  CHECK(outcome.next == op::ReconcileOutcome::Next::done);
+  CHECK(outcome.next == op::ReconcileOutcome::Next::kDone);
   REQUIRE(w.writer.writes.size() == 1);
   CHECK(w.writer.writes[0].what == "annotate");
   CHECK(w.writer.writes[0].resource_version == "10");
@@ -213,12 +213,12 @@ TEST_CASE("a conflict asks for a rate-limited retry") {
   w.cluster_with_failed_node();
   w.deployments.add(deployment(3, kManaged));
   w.writer.conflict = true;
-  CHECK(w.reconcile().next == op::ReconcileOutcome::Next::retry);
+  CHECK(w.reconcile().next == op::ReconcileOutcome::Next::kRetry);
 }
 
 TEST_CASE("a Deployment gone from the cache is done with") {
   World w;
-  CHECK(w.reconcile().next == op::ReconcileOutcome::Next::done);
+  CHECK(w.reconcile().next == op::ReconcileOutcome::Next::kDone);
   CHECK(w.writer.writes.empty());
 }
 
@@ -235,7 +235,7 @@ TEST_CASE("pods on a node within the grace period ask to be looked at again") {
                                    {std::string(op::kAppliedAnnotation), "2"}}));
   const auto outcome = w.reconcile();
   CHECK(w.writer.writes.empty());
-  CHECK(outcome.next == op::ReconcileOutcome::Next::after);
+  CHECK(outcome.next == op::ReconcileOutcome::Next::kAfter);
 }
 
 TEST_CASE("opting out restores replicas first, then removes the annotations") {
@@ -308,7 +308,7 @@ TEST_CASE("a Deployment an HPA scales gets a Warning and no write, even with pod
   SUBCASE("targeting it") {
     w.hpas.add(hpa("web", "Deployment", "web"));
     const auto outcome = w.reconcile();
-    CHECK(outcome.next == op::ReconcileOutcome::Next::done);
+    CHECK(outcome.next == op::ReconcileOutcome::Next::kDone);
     CHECK(w.writer.writes.empty());
     REQUIRE(w.sink.events.size() == 1);
     CHECK(w.sink.events[0].type == "Warning");

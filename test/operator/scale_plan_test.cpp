@@ -52,7 +52,7 @@ TEST_CASE("stranded pods scale the Deployment up, bounded by max-surge") {
   SUBCASE("within the bound") {
     const ScalePlan plan = plan_scale(managed(4, 1), {}, {}, memory, kT0);
     CHECK(plan.scale_to == 5);
-    CHECK(plan.direction == ScaleDirection::up);
+    CHECK(plan.direction == ScaleDirection::kUp);
     CHECK(annotation(plan, kAppliedAnnotation) == "5");
     REQUIRE(plan.events.size() == 1);
     CHECK(plan.events[0].reason == "ScaledUpForStrandedPods");
@@ -110,7 +110,7 @@ TEST_CASE("the surge is removed only after the scale-down delay") {
   CHECK(still.requeue_after == 15s);
   const ScalePlan done = plan_scale(managed(5, 0), {}, config, memory, kT0 + 60s);
   CHECK(done.scale_to == 4);
-  CHECK(done.direction == ScaleDirection::down);
+  CHECK(done.direction == ScaleDirection::kDown);
   CHECK(done.events.at(0).reason == "ScaledDownAfterRecovery");
   CHECK(annotation(done, kAppliedAnnotation) == "4");
 }
@@ -132,7 +132,7 @@ TEST_CASE("never above desired + max-surge: a lowered max-surge applies at once"
   PlanMemory memory;
   const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
   CHECK(plan.scale_to == 5);
-  CHECK(plan.direction == ScaleDirection::down);
+  CHECK(plan.direction == ScaleDirection::kDown);
 }
 
 TEST_CASE("a person's spec.replicas is adopted as the new desired") {
@@ -191,7 +191,7 @@ TEST_CASE("the operator's own unfinished scale is finished, not adopted as a per
     PlanMemory memory;
     const ScalePlan plan = plan_scale(down, {}, {}, memory, kT0);
     CHECK(plan.scale_to == 4);
-    CHECK(plan.direction == ScaleDirection::down);
+    CHECK(plan.direction == ScaleDirection::kDown);
     CHECK_FALSE(plan.requeue_after);
   }
   SUBCASE("an unfinished scale no longer wanted only sets the annotations straight") {

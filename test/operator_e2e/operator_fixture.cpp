@@ -72,7 +72,7 @@ OperatorFixture::OperatorFixture(std::size_t nodes)
     : cluster(server.store(), server.registry(), e2e_cluster_options(), nodes),
       kubeconfig(server.write_kubeconfig(temp_kubeconfig_path())) {
   // The operator's own log lines, warnings and errors only: a failing test shows why.
-  setup_logging(LogFormat::text, 0);
+  setup_logging(LogFormat::kText, 0);
   spdlog::set_level(spdlog::level::warn);
 }
 

@@ -93,7 +93,7 @@ TEST_CASE("a whole stream decodes into typed events") {
   REQUIRE(events.size() == 5);
   CHECK(decoder.events() == 5);
 
-  CHECK(events[0].type == WatchEventType::Added);
+  CHECK(events[0].type == WatchEventType::kAdded);
   CHECK(events[0].object->metadata.name == "a");
   CHECK(events[0].object->metadata.labels.at("app") ==
         "w\xc3\xa9"
@@ -101,21 +101,21 @@ TEST_CASE("a whole stream decodes into typed events") {
   CHECK(events[0].object->metadata.labels.at("k\"q") == "v\\w");
   CHECK(events[0].object->status.conditions.at(0).status == "True");
 
-  CHECK(events[1].type == WatchEventType::Modified);
+  CHECK(events[1].type == WatchEventType::kModified);
   CHECK(events[1].object->metadata.generation == 12345678901);
   CHECK(events[1].object->status.container_statuses.at(0).state.waiting->reason ==
         "CrashLoopBackOff");
 
-  CHECK(events[2].type == WatchEventType::Deleted);  // object before type
+  CHECK(events[2].type == WatchEventType::kDeleted);  // object before type
   CHECK(events[2].object->metadata.name == "c");
   CHECK(events[2].object->spec.node_name == "n3");
 
-  CHECK(events[3].type == WatchEventType::Bookmark);
+  CHECK(events[3].type == WatchEventType::kBookmark);
   CHECK(events[3].object->metadata.resource_version == "4");
   CHECK(events[3].object->metadata.annotations.at(std::string(kInitialEventsEndAnnotation)) ==
         "true");
 
-  CHECK(events[4].type == WatchEventType::Error);
+  CHECK(events[4].type == WatchEventType::kError);
   CHECK(events[4].object == nullptr);
   REQUIRE(events[4].status != nullptr);
   CHECK(events[4].status->code == 410);
@@ -172,7 +172,7 @@ TEST_CASE("unstructured events keep every field losslessly") {
   CHECK(events[1].object->name() == "b");
   CHECK(events[1].object->object().at("spec").at("priority").as_double() == -1500.0);
   CHECK(events[1].object->object().at("metadata").at("managedFields").as_array().size() == 1);
-  CHECK(events[2].type == WatchEventType::Deleted);
+  CHECK(events[2].type == WatchEventType::kDeleted);
   CHECK(events[2].object->name() == "c");
   CHECK(events[3].object->annotation(kInitialEventsEndAnnotation) == "true");
   CHECK(events[4].status->code == 410);
@@ -282,7 +282,7 @@ TEST_CASE("an ERROR whose object comes before its type still carries the Status"
                R"("reason":"Gone","code":410},"type":"ERROR"})",
                events);
   REQUIRE(events.size() == 1);
-  CHECK(events[0].type == WatchEventType::Error);
+  CHECK(events[0].type == WatchEventType::kError);
   CHECK(events[0].object == nullptr);
   REQUIRE(events[0].status != nullptr);
   CHECK(events[0].status->reason == "Gone");
@@ -297,8 +297,9 @@ TEST_CASE("unknown keys of the event envelope are skipped") {
 }
 
 TEST_CASE("event type names") {
-  for (const auto type : {WatchEventType::Added, WatchEventType::Modified, WatchEventType::Deleted,
-                          WatchEventType::Bookmark, WatchEventType::Error}) {
+  for (const auto type :
+       {WatchEventType::kAdded, WatchEventType::kModified, WatchEventType::kDeleted,
+        WatchEventType::kBookmark, WatchEventType::kError}) {
     CHECK(parse_watch_event_type(to_string(type)) == type);
   }
   CHECK_FALSE(parse_watch_event_type("Added").has_value());
