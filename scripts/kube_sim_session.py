@@ -149,6 +149,21 @@ class KubeSim:
     def items(self, resource):
         return self.get(resource, "-A")["items"]
 
+    def service_account_kubeconfig(self, service_account, namespace):
+        """A copy of the admin kubeconfig whose user is a fresh token of the ServiceAccount
+        (minted with `kubectl create token`)."""
+        token = self.run("create", "token", service_account, "-n", namespace).strip()
+        path = os.path.join(self.work, f"{namespace}-{service_account}.kubeconfig")
+        shutil.copy(self.kubeconfig, path)
+        config = [self.kubectl, "--kubeconfig", path, "config"]
+        subprocess.run([*config, "set-credentials", service_account, f"--token={token}"], check=True,
+                       capture_output=True)
+        context = subprocess.run([*config, "current-context"], check=True, capture_output=True,
+                                 text=True).stdout.strip()
+        subprocess.run([*config, "set-context", context, f"--user={service_account}"], check=True,
+                       capture_output=True)
+        return path
+
 
 def stop(process, sig=signal.SIGTERM, timeout=20):
     """Sends `sig` and returns the exit code (raises if the process does not end in time)."""

@@ -9,7 +9,6 @@ to start its informers, log one error naming exactly the missing permission, and
 Usage: service_account.py BUILD_DIR"""
 import os
 import re
-import shutil
 import subprocess
 import sys
 import urllib.request
@@ -21,27 +20,13 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 NAMESPACE = "replica-guard-system"
 
 
-def service_account_kubeconfig(sim):
-    """A copy of the admin kubeconfig whose user is the ServiceAccount's fresh token."""
-    token = sim.run("create", "token", "replica-guard", "-n", NAMESPACE).strip()
-    path = os.path.join(sim.work, "replica-guard.kubeconfig")
-    shutil.copy(sim.kubeconfig, path)
-    config = [sim.kubectl, "--kubeconfig", path, "config"]
-    subprocess.run([*config, "set-credentials", "replica-guard", f"--token={token}"], check=True,
-                   capture_output=True)
-    context = subprocess.run([*config, "current-context"], check=True, capture_output=True,
-                             text=True).stdout.strip()
-    subprocess.run([*config, "set-context", context, "--user=replica-guard"], check=True, capture_output=True)
-    return path
-
-
 def install_service_account(sim):
     """Applies manifests/' Namespace, ServiceAccount and RBAC; returns the ServiceAccount's
-    kubeconfig (service_account_kubeconfig)."""
+    kubeconfig (KubeSim.service_account_kubeconfig)."""
     manifests = os.path.join(ROOT, "manifests")
     for name in ("00-namespace.yaml", "10-serviceaccount.yaml", "20-rbac.yaml", "21-rbac-bindings.yaml"):
         sim.run("apply", "-f", os.path.join(manifests, name))
-    return service_account_kubeconfig(sim)
+    return sim.service_account_kubeconfig("replica-guard", NAMESPACE)
 
 
 @skip_without_kubectl

@@ -51,20 +51,6 @@ class Helm:
         return result.stdout
 
 
-def token_kubeconfig(sim, service_account, namespace):
-    """A copy of the admin kubeconfig whose user is a fresh token of the ServiceAccount."""
-    token = sim.run("create", "token", service_account, "-n", namespace).strip()
-    path = os.path.join(sim.work, f"{namespace}-{service_account}.kubeconfig")
-    shutil.copy(sim.kubeconfig, path)
-    config = [sim.kubectl, "--kubeconfig", path, "config"]
-    subprocess.run([*config, "set-credentials", service_account, f"--token={token}"], check=True,
-                   capture_output=True)
-    context = subprocess.run([*config, "current-context"], check=True, capture_output=True,
-                             text=True).stdout.strip()
-    subprocess.run([*config, "set-context", context, f"--user={service_account}"], check=True, capture_output=True)
-    return path
-
-
 def expand(arg, env):
     """$(VAR) references of a container argument, expanded as the kubelet does."""
     def value(match):
@@ -214,7 +200,7 @@ def check_release(checks, sim, helm, release, namespace, values, web_namespace, 
         if not checks.check(f"{label}: one operator Deployment", len(deployments) == 1, str(len(deployments))):
             return
         account = deployments[0]["spec"]["template"]["spec"].get("serviceAccountName", "default")
-        kubeconfig = token_kubeconfig(sim, account, namespace)
+        kubeconfig = sim.service_account_kubeconfig(account, namespace)
         check_token(checks, label, sim, kubeconfig, f"system:serviceaccount:{namespace}:{account}", web_namespace,
                     outside)
 
