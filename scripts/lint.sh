@@ -48,12 +48,12 @@ tracked() {
 status=0
 
 need clang-format
-unformatted=$(tracked '*.cpp' '*.hpp' '*.h' |
+mapfile -t unformatted < <(tracked '*.cpp' '*.hpp' '*.h' |
   xargs -0 -r -n 50 -P "$(nproc)" clang-format --dry-run 2>&1 |
   sed -n 's/^\(.*\):[0-9]*:[0-9]*: warning: code should be clang-formatted.*/\1/p' | sort -u)
-if [[ -n "$unformatted" ]]; then
+if [[ ${#unformatted[@]} -gt 0 ]]; then
   echo "lint.sh: not formatted as .clang-format says (fix with clang-format -i FILE):"
-  sed 's/^/  /' <<<"$unformatted"
+  printf '  %s\n' "${unformatted[@]}"
   status=1
 else
   echo "lint.sh: clang-format: every tracked C++ file is formatted"

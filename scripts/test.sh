@@ -28,6 +28,7 @@ for arg in "$@"; do
 done
 case "$mode" in
   --sanitize) builddir=build-asan
+    # shellcheck disable=SC2054 # address,undefined is one meson value
     opts+=(-Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false -Doptimization=0 -Dcpp_args=-g1) ;;
   --tsan) builddir=build-tsan
     opts+=(-Db_sanitize=thread -Db_lundef=false -Dbenchmarks=false -Doptimization=0 -Dcpp_args=-g1)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `helm lint --strict` of the chart with its defaults and with every values variant in values/;
 # the packaged chart (what `helm package` ships, after .helmignore) lints and renders too.
+# shellcheck source=SCRIPTDIR/lib.sh disable=SC2154 # need_tool assigns $helm and $promtool by name
 source "$(dirname "$0")/lib.sh"
 need_tool helm helm "scripts/setup.sh --tools"
 
@@ -27,7 +28,7 @@ if output=$("$helm" package "$chart" --destination "$work" 2>&1); then
   fi
   contents=$(tar -tzf "$package")
   for file in Chart.yaml values.yaml values.schema.json README.md templates/NOTES.txt files/dashboard.json; do
-    grep -qx "replica-guard/$file" <<<"$contents" && pass "packaged $file" || fail "not packaged: $file"
+    if grep -qx "replica-guard/$file" <<<"$contents"; then pass "packaged $file"; else fail "not packaged: $file"; fi
   done
   rendered=$("$helm" template rg "$package" --set dashboard.enabled=true 2>&1)
   if grep -q '"uid": "replica-guard"' <<<"$rendered"; then

@@ -2,6 +2,7 @@
 # values.schema.json (and the chart's own guards) reject bad values with an error naming the
 # value: each file in values/bad/ must fail `helm template` with the text of its "# expect:" line;
 # each good variant in values/ must render.
+# shellcheck source=SCRIPTDIR/lib.sh disable=SC2154 # need_tool assigns $helm and $promtool by name
 source "$(dirname "$0")/lib.sh"
 need_tool helm helm "scripts/setup.sh --tools"
 

@@ -3,6 +3,7 @@
 # scripts/image.sh: the binary starts in it (chroot, as the image's non-root user) with only the
 # libraries staged beside it, and nothing else is there (no shell).
 #   image_rootfs.sh BINARY
+# shellcheck source=SCRIPTDIR/lib.sh
 source "$(dirname "$0")/lib.sh"
 binary=${1:?usage: image_rootfs.sh BINARY}
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: chroot needs root"; exit 77; }
@@ -34,19 +35,25 @@ else
   fail "replica-guard --help in the staged tree"
 fi
 while read -r lib; do
-  [[ -e "$rootfs$lib" ]] && pass "staged $lib" || fail "ldd needs $lib, not staged"
+  if [[ -e "$rootfs$lib" ]]; then pass "staged $lib"; else fail "ldd needs $lib, not staged"; fi
 done < <(ldd "$binary" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
-grep -qx 'nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin' "$rootfs/etc/passwd" &&
-  pass "/etc/passwd has the non-root user 65532" || fail "/etc/passwd lacks user 65532"
-[[ -s "$rootfs/var/lib/dpkg/status.d/libc6" && -s "$rootfs/usr/share/doc/libc6/copyright" ]] &&
-  pass "libc6's dpkg status and copyright are recorded" || fail "libc6's dpkg status or copyright missing"
-[[ -s "$rootfs/etc/ssl/certs/ca-certificates.crt" ]] && pass "CA certificates" || fail "no CA certificates"
-[[ ! -e "$rootfs/bin/sh" && ! -e "$rootfs/usr/bin/sh" ]] && pass "no shell" || fail "a shell was staged"
+if grep -qx 'nonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin' "$rootfs/etc/passwd"; then
+  pass "/etc/passwd has the non-root user 65532"
+else
+  fail "/etc/passwd lacks user 65532"
+fi
+if [[ -s "$rootfs/var/lib/dpkg/status.d/libc6" && -s "$rootfs/usr/share/doc/libc6/copyright" ]]; then
+  pass "libc6's dpkg status and copyright are recorded"
+else
+  fail "libc6's dpkg status or copyright missing"
+fi
+if [[ -s "$rootfs/etc/ssl/certs/ca-certificates.crt" ]]; then pass "CA certificates"; else fail "no CA certificates"; fi
+if [[ ! -e "$rootfs/bin/sh" && ! -e "$rootfs/usr/bin/sh" ]]; then pass "no shell"; else fail "a shell was staged"; fi
 unexpected=$(cd "$rootfs" && find . -type f ! -path './usr/lib/*' ! -path './usr/lib64/*' \
   ! -path './usr/share/doc/*' ! -path './var/lib/dpkg/status.d/*' \
   ! -path ./usr/local/bin/replica-guard ! -path ./etc/passwd ! -path ./etc/group \
   ! -path ./etc/os-release ! -path ./etc/ssl/certs/ca-certificates.crt)
-[[ -z "$unexpected" ]] && pass "nothing else staged" || fail "unexpected files staged: $unexpected"
+if [[ -z "$unexpected" ]]; then pass "nothing else staged"; else fail "unexpected files staged: $unexpected"; fi
 # Staging into a non-empty folder is refused rather than mixed.
 if "$root/scripts/image.sh" rootfs "$binary" "$rootfs" >/dev/null 2>&1; then
   fail "image.sh rootfs into a non-empty folder succeeded"

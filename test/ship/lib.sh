@@ -1,7 +1,9 @@
+# shellcheck shell=bash
 # Shared by the test/ship shell tests: paths, tools (skip with 77 when missing), pass/fail.
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=${RG_SOURCE_ROOT:-$(cd "$here/../.." && pwd)}
+# shellcheck disable=SC2034 # used by the scripts that source this file
 chart="$root/charts/replica-guard"
 tools_bin=${RG_TOOLS_BIN:-$root/.tools/bin}
 passed=0

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The chart's PrometheusRule: its groups, extracted to a plain rules file, pass
 # `promtool check rules`, and `promtool test rules alerts_test.yaml` pins when each alert fires.
+# shellcheck source=SCRIPTDIR/lib.sh disable=SC2154 # need_tool assigns $helm and $promtool by name
 source "$(dirname "$0")/lib.sh"
 need_tool helm helm "scripts/setup.sh --tools"
 need_tool promtool promtool "apt-get install --no-install-recommends prometheus"
