@@ -4,8 +4,13 @@
 # needs (from Debian 12's packages, with their copyright and dpkg status entries), CA
 # certificates and a non-root user. No shell, no package manager.
 
+# The image's version label. It must be meson.build's project version: the build stage checks
+# the binary's --version against it and fails, naming both, when they differ.
+ARG VERSION=0.1.0
+
 # Build stage: Debian 12 with the build dependencies (the list scripts/setup.sh installs).
 FROM debian:12 AS build
+ARG VERSION
 ENV DEBIAN_FRONTEND=noninteractive
 WORKDIR /src
 COPY scripts/setup.sh scripts/
@@ -23,11 +28,14 @@ COPY bench bench
 COPY scripts scripts
 RUN meson setup /build --buildtype=release \
     && ninja -C /build operator/replica-guard \
+    && built=$(/build/operator/replica-guard --version) \
+    && { [ "$built" = "$VERSION" ] \
+         || { echo "Dockerfile: ARG VERSION=$VERSION, but the sources build $built" >&2; exit 1; }; } \
     && scripts/image.sh rootfs /build/operator/replica-guard /rootfs
 
 # Runtime stage: nothing but the staged tree.
 FROM scratch
-ARG VERSION=0.1.0
+ARG VERSION
 COPY --from=build /rootfs/ /
 ENV PATH=/usr/local/bin:/usr/bin
 USER 65532:65532

@@ -120,19 +120,24 @@ def ids(pid):
 
 def dockerfile_runtime():
     """The Dockerfile's runtime stage (after its last FROM), as the image configuration it sets:
-    {"User", "Entrypoint", "ExposedPorts", "Env", "Labels"}, with ARG defaults substituted."""
+    {"User", "Entrypoint", "ExposedPorts", "Env", "Labels"}, with ARG defaults (the stage's or the
+    global ones before the first FROM) substituted."""
     with open(os.path.join(ROOT, "Dockerfile"), encoding="utf-8") as f:
         text = re.sub(r"\\\n", " ", f.read())
-    stage = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    stage = stage[max(i for i, line in enumerate(stage) if line.upper().startswith("FROM ")) + 1:]
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    froms = [i for i, line in enumerate(lines) if line.upper().startswith("FROM ")]
+    # ARGs before the first FROM are global: a stage's bare `ARG NAME` takes their default.
+    global_args = dict(line[4:].strip().partition("=")[::2] for line in lines[:froms[0]]
+                       if line.upper().startswith("ARG "))
+    stage = lines[froms[-1] + 1:]
     args, config = {}, {"Env": [], "ExposedPorts": set(), "Labels": {}}
     for line in stage:
         instruction, _, rest = line.partition(" ")
         rest = re.sub(r"\$\{(\w+)\}", lambda m: args.get(m.group(1), m.group(0)), rest.strip())
         instruction = instruction.upper()
         if instruction == "ARG":
-            name, _, default = rest.partition("=")
-            args[name] = default
+            name, assigned, default = rest.partition("=")
+            args[name] = default if assigned else global_args.get(name, "")
         elif instruction == "USER":
             config["User"] = rest
         elif instruction == "ENTRYPOINT":
