@@ -399,8 +399,7 @@ struct Manager::Impl {
           q->add_after(*key, outcome.after);
           break;
       }
-      q->done(*key);
-    }
+    }  // the key's Claim ends: done
   }
 
   asio::awaitable<void> run_workers(std::shared_ptr<Queue> q) {

@@ -49,7 +49,7 @@ class DelayingQueue : public Queue<Key, Hash, KeyEqual> {
         arm_locked();
       }
     }
-    if (handoff) std::move(*handoff).complete();
+    if (handoff) this->complete(std::move(*handoff));
   }
 
   // Keys currently waiting out a delay.
@@ -89,7 +89,7 @@ class DelayingQueue : public Queue<Key, Hash, KeyEqual> {
       });
       arm_locked();
     }
-    for (auto& h : handoffs) std::move(h).complete();
+    for (auto& h : handoffs) this->complete(std::move(h));
   }
 
   DelayHeap<Key, Hash, KeyEqual> heap_;

@@ -1,11 +1,11 @@
 // item_table.hpp: the per-key state behind a Queue (client-go's dirty and processing sets), with
 // each key stored once. An Item lives at a stable address from its key's first add() until its
-// state is dropped, so the queue's FIFO holds Item pointers instead of key copies, and get()
-// finds a key's state without hashing it again. Lookups hash the key once and compare stored
-// hashes before keys. Dropped Items are recycled with their key's storage (a long string key's
-// buffer is reused by the next key that fits), so a steady add/get/done cycle allocates nothing
-// here; memory stays at the most keys ever tracked at once, as the hash index's does.
-// Not synchronised: the owning queue guards it with its own lock.
+// state is dropped, so the queue's FIFO holds Item pointers instead of key copies, and get() and
+// done() reach a key's state without hashing it again (a Claim holds its Item). Lookups hash the
+// key once and compare stored hashes before keys. Dropped Items are recycled with their key's
+// storage (a long string key's buffer is reused by the next key that fits), so a steady
+// add/get/done cycle allocates nothing here; memory stays at the most keys ever tracked at once, as
+// the hash index's does. Not synchronised: the owning queue guards it with its own lock.
 #pragma once
 
 #include <cstddef>
@@ -69,24 +69,6 @@ class ItemTable {
   using Index = boost::unordered_flat_set<Item*, IndexHash, IndexEqual>;
 
  public:
-  // A key's Item as find() found it (item is nullptr if the key has no state), and where the
-  // index holds it, so erase() need not look it up again.
-  class Found {
-   public:
-    Found() = default;
-    Item* item = nullptr;
-
-   private:
-    friend class ItemTable;
-    Found(Item* i, typename Index::iterator pos) : item(i), pos_(pos) {}
-    typename Index::iterator pos_{};
-  };
-
-  Found find(const Key& key) {
-    auto it = index_.find(Probe{key, hash_(key)});
-    return it == index_.end() ? Found{} : Found{*it, it};
-  }
-
   // The Item of `key`, made (clean, idle) if it had none.
   template <class K>
   Item* find_or_insert(K&& key) {
@@ -99,10 +81,11 @@ class ItemTable {
     return item;
   }
 
-  // Drops the found key's state. Its Item must not be used afterwards, nor any other Found.
-  void erase(const Found& found) {
-    index_.erase(found.pos_);
-    free_.push_back(found.item);
+  // Drops `item`'s key state; `item` must not be used afterwards. Found by its stored hash and
+  // address: the key itself is neither hashed nor compared again.
+  void erase(Item* item) {
+    index_.erase(item);
+    free_.push_back(item);
   }
 
   // Calls f(const Item&) for every key with state.

@@ -4,16 +4,26 @@
 //    is queued once more only after its done(), so no key is handled by two workers at once
 //    (client-go's queue / dirty / processing sets, kept here as one ItemTable of per-key state,
 //    each key stored once, and a FIFO of pointers into it).
-//  - get: `co_await queue->get()` returns the next key, suspending while the queue is empty;
-//    std::nullopt means the queue is shut down and empty: the worker should return.
-//  - done, len, shut_down, shut_down_with_drain, shutting_down as in client-go.
+//  - get: `co_await queue->get()` returns a Claim on the next key, suspending while the queue
+//    is empty; an empty Claim means the queue is shut down and empty: the worker should return.
+//    The Claim refers to the key the queue stores (no copy) and gives it back, client-go's
+//    done(), when it is destroyed or its done() is called:
+//
+//      while (auto key = co_await queue->get()) {  // Queue::Claim
+//        co_await reconcile(*key);                  // *key: const Key&, valid until done
+//      }                                            // done: the key may be handed out again
+//
+//  - len, shut_down, shut_down_with_drain, shutting_down as in client-go.
 //
 // Every member is safe to call from any thread. Waiting getters are completed on their own
 // executor, so workers may run on several threads of one io_context or on several io_contexts.
+// A Claim may be done on any thread, but the queue must outlive it (a worker holds the queue's
+// shared_ptr while it works, as it must to call get()).
 // A waiting get() honours its coroutine's cancellation slot (it then throws operation_aborted
 // and takes no key). Queues are shared: create them with create() and keep the shared_ptr.
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -50,12 +60,58 @@ struct QueueOptions {
 
 template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
+  using Items = detail::ItemTable<Key, Hash, KeyEqual>;
+  using Item = typename Items::Item;
+
  protected:
   struct Private {
     explicit Private() = default;
   };
 
  public:
+  // A key handed out by get() and held for processing: while it is held, an add() of the key
+  // only marks it to be queued again at done(), so no other worker gets it. Move-only, like a
+  // std::unique_lock; an empty Claim (get()'s answer once the queue is shut down and empty, or a
+  // moved-from one) holds nothing.
+  class Claim {
+   public:
+    Claim() = default;
+    Claim(Claim&& other) noexcept
+        : queue_(std::exchange(other.queue_, nullptr)),
+          item_(std::exchange(other.item_, nullptr)) {}
+    Claim& operator=(Claim&& other) noexcept {
+      if (this != &other) {
+        done();
+        queue_ = std::exchange(other.queue_, nullptr);
+        item_ = std::exchange(other.item_, nullptr);
+      }
+      return *this;
+    }
+    Claim(const Claim&) = delete;
+    Claim& operator=(const Claim&) = delete;
+    ~Claim() { done(); }
+
+    // True while it holds a key.
+    explicit operator bool() const noexcept { return item_ != nullptr; }
+    // The key, as the queue stores it; valid until done(). Copy it to keep it longer.
+    const Key& operator*() const noexcept { return item_->key; }
+    const Key* operator->() const noexcept { return &item_->key; }
+
+    // Gives the key back (client-go's Done): if it was added meanwhile it is queued again, and a
+    // shut_down_with_drain() waiting for it may complete. Then the Claim is empty; calling done()
+    // on an empty Claim does nothing.
+    void done() noexcept {
+      if (item_ != nullptr) std::exchange(queue_, nullptr)->done(std::exchange(item_, nullptr));
+    }
+
+   private:
+    friend class Queue;
+    Claim(Queue* queue, Item* item) noexcept : queue_(queue), item_(item) {}
+
+    Queue* queue_ = nullptr;
+    Item* item_ = nullptr;
+  };
+
   static std::shared_ptr<Queue> create(QueueOptions options = {}) {
     return std::make_shared<Queue>(Private{}, std::move(options));
   }
@@ -73,6 +129,8 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   Queue& operator=(const Queue&) = delete;
 
   virtual ~Queue() {
+    // A Claim outliving its queue would give its key back to freed memory.
+    assert(processing_ == 0 && "a workqueue was destroyed while a Claim on one of its keys lived");
     registration_ = {};
     std::vector<Getter> getters;
     std::vector<Drainer> drainers;
@@ -88,42 +146,18 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   void add(const Key& key) { add_item(key); }
   void add(Key&& key) { add_item(std::move(key)); }
 
-  // The next key to process, or std::nullopt once the queue is shut down and empty. Keys still
-  // queued at shutdown are handed out first. Every key returned must be given back with done().
-  boost::asio::awaitable<std::optional<Key>> get() {
+  // A Claim on the next key to process, or an empty Claim once the queue is shut down and
+  // empty. Keys still queued at shutdown are handed out first.
+  boost::asio::awaitable<Claim> get() {
     {
       std::lock_guard lock(mu_);
-      if (!queue_.empty()) co_return pop_locked();
-      if (shutting_down_) co_return std::nullopt;
+      if (!queue_.empty()) co_return Claim(this, pop_locked());
+      if (shutting_down_) co_return Claim{};
     }
     auto initiation = [this](auto handler) { wait_for_key(std::move(handler)); };
-    co_return co_await boost::asio::async_initiate<
-        const boost::asio::use_awaitable_t<>&, void(boost::system::error_code, std::optional<Key>)>(
+    co_return co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
+                                                   void(boost::system::error_code, Claim)>(
         initiation, boost::asio::use_awaitable);
-  }
-
-  // Marks `key` as no longer being processed; if it was added meanwhile, it is queued again.
-  // A key that is not being processed is ignored.
-  void done(const Key& key) {
-    std::optional<Handoff> handoff;
-    std::vector<Drainer> drained;
-    {
-      std::lock_guard lock(mu_);
-      const typename Items::Found found = items_.find(key);
-      Item* item = found.item;
-      if (item == nullptr || !item->processing) return;
-      item->processing = false;
-      --processing_;
-      if (metrics_on_) stats_.work_duration.observe(clock_->now() - item->started_at);
-      if (item->dirty) {
-        handoff = make_ready_locked(item);
-      } else {
-        items_.erase(found);
-      }
-      if (processing_ == 0 && drain_) drained = drainers_.take_all();
-    }
-    if (handoff) std::move(*handoff).complete();
-    for (auto& d : drained) std::move(d).complete({});
   }
 
   // Keys waiting to be handed out (not counting those being processed).
@@ -163,15 +197,19 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   }
 
  protected:
-  using Getter = typename detail::WaiterList<std::optional<Key>>::Completion;
+  using Getters = detail::WaiterList<Claim>;
+  using Getter = typename Getters::Completion;
   using Drainer = typename detail::WaiterList<>::Completion;
 
   // A key given straight to a waiting get(); completed after the lock is released.
   struct Handoff {
     Getter getter;
-    Key key;
-    void complete() && { std::move(getter).complete({}, std::move(key)); }
+    Item* item;
   };
+
+  void complete(Handoff&& handoff) {
+    std::move(handoff.getter).complete_for(this->shared_from_this(), {}, Claim(this, handoff.item));
+  }
 
   // add() with mu_ held. Returns the handoff to complete once mu_ is released, if any.
   template <class K>
@@ -202,9 +240,6 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   bool shutting_down_ = false;
 
  private:
-  using Items = detail::ItemTable<Key, Hash, KeyEqual>;
-  using Item = typename Items::Item;
-
   struct Stats {
     std::int64_t depth = 0;
     std::uint64_t adds = 0;
@@ -235,7 +270,27 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
       std::lock_guard lock(mu_);
       handoff = add_locked(std::forward<K>(key));
     }
-    if (handoff) std::move(*handoff).complete();
+    if (handoff) complete(std::move(*handoff));
+  }
+
+  // Ends the processing of `item`'s key: a Claim's done().
+  void done(Item* item) noexcept {
+    std::optional<Handoff> handoff;
+    std::vector<Drainer> drained;
+    {
+      std::lock_guard lock(mu_);
+      item->processing = false;
+      --processing_;
+      if (metrics_on_) stats_.work_duration.observe(clock_->now() - item->started_at);
+      if (item->dirty) {
+        handoff = make_ready_locked(item);
+      } else {
+        items_.erase(item);
+      }
+      if (processing_ == 0 && drain_) drained = drainers_.take_all();
+    }
+    if (handoff) complete(std::move(*handoff));
+    for (auto& d : drained) std::move(d).complete({});
   }
 
   // `item`'s key is ready: give it to a waiting get(), or queue it.
@@ -245,7 +300,7 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
       return std::nullopt;
     }
     start_processing_locked(*item);
-    return Handoff{getters_.pop_front(), item->key};
+    return Handoff{getters_.pop_front(), item};
   }
 
   void start_processing_locked(Item& item) {
@@ -260,30 +315,34 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
     }
   }
 
-  Key pop_locked() {
+  Item* pop_locked() {
     Item* item = queue_.front();
     queue_.pop_front();
     start_processing_locked(*item);
-    return item->key;
+    return item;
   }
 
   template <class Handler>
   void wait_for_key(Handler&& handler) {
-    std::optional<Key> key;
+    Item* item = nullptr;
     {
       std::lock_guard lock(mu_);
       if (queue_.empty() && !shutting_down_) {
         const std::uint64_t id = next_waiter_id_++;
-        auto getter = detail::WaiterList<std::optional<Key>>::make(std::forward<Handler>(handler));
+        auto getter = Getters::make(std::forward<Handler>(handler));
         install_cancellation(getter.cancellation_slot(), id);
         getters_.push(id, std::move(getter));
         return;
       }
       // A key arrived (or the queue shut down) between get()'s first look and now.
-      if (!queue_.empty()) key = pop_locked();
+      if (!queue_.empty()) item = pop_locked();
     }
-    detail::WaiterList<std::optional<Key>>::make(std::forward<Handler>(handler))
-        .complete({}, std::move(key));
+    auto getter = Getters::make(std::forward<Handler>(handler));
+    if (item != nullptr) {
+      complete(Handoff{std::move(getter), item});
+    } else {
+      std::move(getter).complete({}, Claim{});
+    }
   }
 
   template <class Handler>
@@ -320,12 +379,12 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
       getter = getters_.remove(id);
       if (!getter) drainer = drainers_.remove(id);
     }
-    if (getter) std::move(*getter).complete(boost::asio::error::operation_aborted, std::nullopt);
+    if (getter) std::move(*getter).complete(boost::asio::error::operation_aborted, Claim{});
     if (drainer) std::move(*drainer).complete(boost::asio::error::operation_aborted);
   }
 
   static void wake(std::vector<Getter> getters, std::vector<Drainer> drainers) {
-    for (auto& g : getters) std::move(g).complete({}, std::nullopt);
+    for (auto& g : getters) std::move(g).complete({}, Claim{});
     for (auto& d : drainers) std::move(d).complete({});
   }
 
@@ -356,7 +415,7 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   std::size_t processing_ = 0;
   bool drain_ = false;
   std::uint64_t next_waiter_id_ = 1;
-  detail::WaiterList<std::optional<Key>> getters_;
+  Getters getters_;
   detail::WaiterList<> drainers_;
   Stats stats_;
   MetricsProvider::Registration registration_;

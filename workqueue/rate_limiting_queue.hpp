@@ -3,15 +3,14 @@
 // num_requeues to decide when to give up. A controller's worker:
 //
 //   asio::awaitable<void> worker(std::shared_ptr<RateLimitingQueue<std::string>> queue) {
-//     while (auto key = co_await queue->get()) {  // std::nullopt: shut down and drained
+//     while (auto key = co_await queue->get()) {  // a Claim; empty: shut down and drained
 //       const bool ok = co_await reconcile(*key);
 //       if (ok) {
 //         queue->forget(*key);                     // its backoff starts over
 //       } else if (queue->num_requeues(*key) < 15) {
 //         queue->add_rate_limited(*key);           // retry after max(5ms * 2^n, bucket)
 //       }
-//       queue->done(*key);                         // always: until then the key is held
-//     }
+//     }  // the Claim ends: done(), until which the key was held
 //   }
 #pragma once
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <optional>
 #include <tuple>
 #include <utility>
@@ -41,15 +42,34 @@ class WaiterList {
     }
 
     void complete(boost::system::error_code ec, Results... results) && {
+      std::move(*this).complete_for(nullptr, ec, std::move(results)...);
+    }
+
+    // As complete(), for results that point into `owner`: it is kept alive until they have been
+    // delivered, or dropped unread (an executor destroyed with the handler still queued).
+    void complete_for(std::shared_ptr<const void> owner, boost::system::error_code ec,
+                      Results... results) && {
       auto executor = work_;
-      boost::asio::post(executor, [handler = std::move(handler_), work = std::move(work_), ec,
-                                   args = std::make_tuple(std::move(results)...)]() mutable {
-        std::apply([&](auto&&... a) { std::move(handler)(ec, std::forward<decltype(a)>(a)...); },
-                   std::move(args));
-      });
+      boost::asio::post(executor, Delivery{std::move(owner), std::move(handler_), std::move(work_),
+                                           ec, std::make_tuple(std::move(results)...)});
     }
 
    private:
+    // The posted call. Members are destroyed in reverse order: the results before the handler
+    // and before their owner.
+    struct Delivery {
+      std::shared_ptr<const void> owner;
+      Handler handler;
+      boost::asio::any_io_executor work;  // outstanding_work.tracked until the handler has run
+      boost::system::error_code ec;
+      std::tuple<Results...> results;
+
+      void operator()() {
+        std::apply([&](auto&&... r) { std::move(handler)(ec, std::forward<decltype(r)>(r)...); },
+                   std::move(results));
+      }
+    };
+
     Handler handler_;
     boost::asio::any_io_executor work_;  // outstanding_work.tracked until the handler has run
   };

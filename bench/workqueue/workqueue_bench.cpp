@@ -1,11 +1,11 @@
 // workqueue_bench: add+get+done cycles per second of workqueue::Queue, the figure client-go's
-// util/workqueue is compared on. Each worker coroutine loops add(key) -> co_await get() -> done;
-// one cycle is one key got and done. The first worker through its cycles shuts the queue down
-// and the others stop there: with repeated keys an add may merge into a copy of its key still
-// queued or in flight, so a worker could otherwise wait for a key nobody adds. (On one io thread
-// a worker never suspends while keys are queued, so the first worker does all the cycles.)
-// Scenarios: 1 and 4 workers (on 1 io thread, and 4 workers on 4 io threads), metrics off and on,
-// many distinct keys vs a few repeated ones, string and int keys.
+// util/workqueue is compared on. Each worker coroutine loops add(key) -> co_await get() -> done
+// (the end of get()'s Claim); one cycle is one key got and done. The first worker through its
+// cycles shuts the queue down and the others stop there: with repeated keys an add may merge into a
+// copy of its key still queued or in flight, so a worker could otherwise wait for a key nobody
+// adds. (On one io thread a worker never suspends while keys are queued, so the first worker does
+// all the cycles.) Scenarios: 1 and 4 workers (on 1 io thread, and 4 workers on 4 io threads),
+// metrics off and on, many distinct keys vs a few repeated ones, string and int keys.
 //
 // Usage: workqueue_bench [cycles [string|int]]
 //   cycles: per worker (default 4000000); string|int: only those keys.
@@ -56,11 +56,10 @@ asio::awaitable<void> worker(std::shared_ptr<Queue<Key>> q, const std::vector<Ke
   for (long i = 0; i < cycles; ++i) {
     q->add(keys[first + slot * stride]);
     if (++slot == span) slot = 0;
-    auto key = co_await q->get();
+    const auto key = co_await q->get();
     if (!key) co_return;  // another worker finished its share first
-    q->done(*key);
     ++processed;
-  }
+  }  // each iteration's Claim ends there: done
   q->shut_down();
 }
 

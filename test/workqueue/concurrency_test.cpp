@@ -98,8 +98,7 @@ asio::awaitable<void> worker(std::shared_ptr<Q> q, Ledger& ledger, ToIndex to_in
     if constexpr (requires { q->forget(*key); }) {
       if (k % 3 == 0) q->forget(*key);
     }
-    q->done(*key);
-  }
+  }  // the key's Claim ends: done
   ledger.workers_returned.fetch_add(1);
 }
 

@@ -35,11 +35,10 @@ std::vector<std::string> pop_ready(DelayHeap<std::string>& heap, TimePoint now) 
 asio::awaitable<std::vector<std::string>> take(std::shared_ptr<Delaying> q, int n) {
   std::vector<std::string> seen;
   for (int i = 0; i < n; ++i) {
-    auto key = co_await q->get();
+    const auto key = co_await q->get();
     if (!key) break;
     seen.push_back(*key);
-    q->done(*key);
-  }
+  }  // the key's Claim ends: done
   q->shut_down();
   co_return seen;
 }

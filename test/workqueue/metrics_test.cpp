@@ -24,14 +24,12 @@ using rg::workqueue::FakeClock;
 using rg::workqueue::LatencyHistogram;
 using rg::workqueue::MetricsProvider;
 using rg::workqueue::QueueMetricsSnapshot;
+using rg::workqueue::test::get_one;
+using rg::workqueue::test::key_of;
 using rg::workqueue::test::run;
 using Delaying = DelayingQueue<std::string>;
 
 namespace {
-
-asio::awaitable<std::optional<std::string>> get_one(std::shared_ptr<Delaying> q) {
-  co_return co_await q->get();
-}
 
 QueueMetricsSnapshot only(const MetricsProvider& provider) {
   auto all = provider.collect();
@@ -69,14 +67,16 @@ TEST_CASE("metrics follow client-go through a scripted sequence") {
   CHECK(s.retries == 0);
 
   clock->step(1s);
-  REQUIRE(run(io, get_one(q)) == "a");  // waited 1s
+  auto a = run(io, get_one(q));
+  REQUIRE(key_of(a) == "a");  // waited 1s
   clock->step(2s);
   s = only(*provider);
   CHECK(s.depth == 1);
   CHECK(s.unfinished_work_seconds == doctest::Approx(2.0));
   CHECK(s.longest_running_processor_seconds == doctest::Approx(2.0));
 
-  REQUIRE(run(io, get_one(q)) == "b");  // waited 3s
+  auto b = run(io, get_one(q));
+  REQUIRE(key_of(b) == "b");  // waited 3s
   clock->step(1s);
   s = only(*provider);
   CHECK(s.depth == 0);
@@ -88,11 +88,12 @@ TEST_CASE("metrics follow client-go through a scripted sequence") {
   CHECK(s.adds == 3);
   CHECK(s.depth == 1);
 
-  q->done("a");  // worked 3s
-  q->done("b");  // worked 1s
+  a.done();  // worked 3s
+  b.done();  // worked 1s
   clock->step(500ms);
-  REQUIRE(run(io, get_one(q)) == "a");  // waited 500ms since its re-add
-  q->done("a");                         // worked 0s
+  auto a_again = run(io, get_one(q));
+  REQUIRE(key_of(a_again) == "a");  // waited 500ms since its re-add
+  a_again.done();                   // worked 0s
 
   q->add_after("c", 0ms);
   q->add_after("d", 1h);
@@ -122,7 +123,8 @@ TEST_CASE("the Prometheus exposition has client-go's names, types and label") {
                             {.name = "deployments", .metrics = provider, .clock = clock});
   q->add("a");
   clock->step(2s);
-  REQUIRE(run(io, get_one(q)) == "a");
+  auto a = run(io, get_one(q));
+  REQUIRE(key_of(a) == "a");
   clock->step(5s);
   q->add_after("a", 0ms);
 
@@ -151,7 +153,7 @@ TEST_CASE("the Prometheus exposition has client-go's names, types and label") {
        }) {
     CHECK_MESSAGE(text.find(std::string(line) + "\n") != std::string::npos, line);
   }
-  q->done("a");
+  a.done();
   q->shut_down();
 }
 

@@ -1,5 +1,5 @@
-// Tests of workqueue/queue.hpp: dedup, the processing rule, get/done, shutdown, drain,
-// cancellation of a waiting get().
+// Tests of workqueue/queue.hpp: dedup, the processing rule, get and the Claim's done, shutdown,
+// drain, cancellation of a waiting get().
 #include "workqueue/queue.hpp"
 
 #include <doctest/doctest.h>
@@ -19,23 +19,19 @@
 
 namespace asio = boost::asio;
 using rg::workqueue::Queue;
+using rg::workqueue::test::get_one;
+using rg::workqueue::test::key_of;
 using rg::workqueue::test::Outcome;
 using rg::workqueue::test::run;
 using rg::workqueue::test::spawn;
 using StringQueue = Queue<std::string>;
+using Claim = StringQueue::Claim;
 
 namespace {
 
-asio::awaitable<std::optional<std::string>> get_one(std::shared_ptr<StringQueue> q) {
-  co_return co_await q->get();
-}
-
 // Takes keys until the queue says it is shut down; records them in order.
 asio::awaitable<void> drain_all(std::shared_ptr<StringQueue> q, std::vector<std::string>& seen) {
-  while (auto key = co_await q->get()) {
-    seen.push_back(*key);
-    q->done(*key);
-  }
+  while (auto key = co_await q->get()) seen.push_back(*key);
 }
 
 }  // namespace
@@ -47,8 +43,8 @@ TEST_CASE("a key already waiting is queued once") {
   q->add("b");
   q->add("a");
   CHECK(q->len() == 2);
-  CHECK(run(io, get_one(q)) == "a");
-  CHECK(run(io, get_one(q)) == "b");
+  CHECK(key_of(run(io, get_one(q))) == "a");
+  CHECK(key_of(run(io, get_one(q))) == "b");
   CHECK(q->len() == 0);
 }
 
@@ -56,29 +52,72 @@ TEST_CASE("a key re-added while processing is queued again only after done") {
   asio::io_context io;
   auto q = StringQueue::create();
   q->add("a");
-  REQUIRE(run(io, get_one(q)) == "a");
+  Claim first = run(io, get_one(q));
+  REQUIRE(key_of(first) == "a");
   q->add("a");
   CHECK(q->len() == 0);  // not handed to a second worker while the first has it
   q->add("a");           // still one pending re-run
   CHECK(q->len() == 0);
-  q->done("a");
+  first.done();
+  CHECK_FALSE(first);
   CHECK(q->len() == 1);
-  REQUIRE(run(io, get_one(q)) == "a");
-  q->done("a");
+  Claim second = run(io, get_one(q));
+  REQUIRE(key_of(second) == "a");
+  second.done();
   CHECK(q->len() == 0);
 }
 
-TEST_CASE("done of a key that is not being processed is ignored") {
+TEST_CASE("a Claim gives its key back exactly once: done, move, destruction") {
   asio::io_context io;
   auto q = StringQueue::create();
-  q->done("never-added");
   q->add("a");
-  q->done("a");  // waiting, not processing: must not queue it twice
-  CHECK(q->len() == 1);
-  REQUIRE(run(io, get_one(q)) == "a");
-  q->done("a");
-  q->done("a");
+  Claim held = run(io, get_one(q));
+  q->add("a");  // a re-run is pending until the key is given back
+  Claim moved = std::move(held);
+  CHECK_FALSE(held);  // NOLINT(bugprone-use-after-move): a moved-from Claim is empty
+  held.done();        // holds nothing: gives nothing back
   CHECK(q->len() == 0);
+  REQUIRE(key_of(moved) == "a");
+  moved.done();
+  CHECK(q->len() == 1);
+
+  Claim rerun = run(io, get_one(q));
+  REQUIRE(key_of(rerun) == "a");
+  moved.done();  // already done: must not end the re-run's processing
+  q->add("a");
+  CHECK(q->len() == 0);  // still held by `rerun`
+
+  { const Claim dropped = std::move(rerun); }  // destroyed: done
+  CHECK(q->len() == 1);
+
+  Claim target = run(io, get_one(q));
+  q->add("b");
+  Claim b = run(io, get_one(q));
+  REQUIRE(key_of(b) == "b");
+  q->add("b");
+  target = std::move(b);  // gives "a" back (nothing pending) and takes over "b"
+  REQUIRE(key_of(target) == "b");
+  CHECK(q->len() == 0);
+  target.done();
+  CHECK(q->len() == 1);
+  CHECK(key_of(run(io, get_one(q))) == "b");
+}
+
+TEST_CASE("a Claim's key stays put while other keys come and go") {
+  asio::io_context io;
+  auto q = StringQueue::create();
+  const std::string long_key = "kube-system/a-deployment-name-longer-than-any-inline-buffer";
+  q->add(long_key);
+  const Claim held = run(io, get_one(q));
+  const std::string* stored = &*held;
+  std::vector<std::string> others;
+  for (int i = 0; i < 1000; ++i) q->add("default/web-" + std::to_string(i));
+  q->shut_down();
+  run(io, drain_all(q, others));  // their state is dropped and recycled meanwhile
+  CHECK(others.size() == 1000);
+  CHECK(&*held == stored);
+  CHECK(*held == long_key);
+  CHECK(held->size() == long_key.size());
 }
 
 TEST_CASE("keys come out in the order they were first added") {
@@ -94,7 +133,7 @@ TEST_CASE("keys come out in the order they were first added") {
 TEST_CASE("a waiting get() wakes when a key is added, and keeps the io_context running") {
   asio::io_context io;
   auto q = StringQueue::create();
-  Outcome<std::optional<std::string>> out;
+  Outcome<Claim> out;
   spawn(io, get_one(q), out);
   io.poll();
   CHECK_FALSE(out.finished);
@@ -102,14 +141,15 @@ TEST_CASE("a waiting get() wakes when a key is added, and keeps the io_context r
   q->add("k");
   io.run();
   REQUIRE(out.finished);
-  CHECK(out.value == std::optional<std::string>("k"));
+  REQUIRE(out.value);
+  CHECK(key_of(*out.value) == "k");
   CHECK(q->len() == 0);
 }
 
 TEST_CASE("shut_down wakes every waiting worker, and adds are then ignored") {
   asio::io_context io;
   auto q = StringQueue::create();
-  std::vector<Outcome<std::optional<std::string>>> outs(5);
+  std::vector<Outcome<Claim>> outs(5);
   for (auto& out : outs) spawn(io, get_one(q), out);
   io.poll();
   for (auto& out : outs) CHECK_FALSE(out.finished);
@@ -121,11 +161,11 @@ TEST_CASE("shut_down wakes every waiting worker, and adds are then ignored") {
     REQUIRE(out.finished);
     CHECK_FALSE(out.error);
     REQUIRE(out.value);
-    CHECK_FALSE(out.value->has_value());
+    CHECK_FALSE(*out.value);
   }
   q->add("late");
   CHECK(q->len() == 0);
-  CHECK(run(io, get_one(q)) == std::nullopt);
+  CHECK_FALSE(run(io, get_one(q)));
 }
 
 TEST_CASE("keys queued before shut_down are still handed out") {
@@ -143,10 +183,11 @@ TEST_CASE("a key re-added during processing is still processed after shut_down")
   asio::io_context io;
   auto q = StringQueue::create();
   q->add("a");
-  REQUIRE(run(io, get_one(q)) == "a");
+  Claim a = run(io, get_one(q));
+  REQUIRE(key_of(a) == "a");
   q->add("a");
   q->shut_down();
-  q->done("a");
+  a.done();
   std::vector<std::string> seen;
   run(io, drain_all(q, seen));
   CHECK(seen == std::vector<std::string>{"a"});
@@ -157,8 +198,10 @@ TEST_CASE("shut_down_with_drain waits until every handed-out key is done") {
   auto q = StringQueue::create();
   q->add("a");
   q->add("b");
-  REQUIRE(run(io, get_one(q)) == "a");
-  REQUIRE(run(io, get_one(q)) == "b");
+  Claim a = run(io, get_one(q));
+  REQUIRE(key_of(a) == "a");
+  Claim b = run(io, get_one(q));
+  REQUIRE(key_of(b) == "b");
 
   Outcome<void> drained;
   spawn(io, q->shut_down_with_drain(), drained);
@@ -167,10 +210,10 @@ TEST_CASE("shut_down_with_drain waits until every handed-out key is done") {
   CHECK_FALSE(drained.finished);
   CHECK(q->shutting_down());
   q->add("c");  // ignored: shutting down
-  q->done("a");
+  a.done();
   io.poll();
   CHECK_FALSE(drained.finished);
-  q->done("b");
+  b.done();
   io.run();
   REQUIRE(drained.finished);
   CHECK_FALSE(drained.error);
@@ -188,7 +231,8 @@ TEST_CASE("shut_down ends a shut_down_with_drain wait") {
   asio::io_context io;
   auto q = StringQueue::create();
   q->add("a");
-  REQUIRE(run(io, get_one(q)) == "a");
+  const Claim a = run(io, get_one(q));
+  REQUIRE(key_of(a) == "a");
   Outcome<void> drained;
   spawn(io, q->shut_down_with_drain(), drained);
   io.restart();
@@ -206,28 +250,28 @@ TEST_CASE("cancelling a waiting get() throws operation_aborted and takes no key"
   bool aborted = false;
   asio::co_spawn(
       io, get_one(q),
-      asio::bind_cancellation_slot(
-          signal.slot(), [&](const std::exception_ptr& e, const std::optional<std::string>&) {
-            try {
-              if (e) std::rethrow_exception(e);
-            } catch (const boost::system::system_error& err) {
-              aborted = err.code() == asio::error::operation_aborted;
-            }
-          }));
+      asio::bind_cancellation_slot(signal.slot(), [&](const std::exception_ptr& e, const Claim&) {
+        try {
+          if (e) std::rethrow_exception(e);
+        } catch (const boost::system::system_error& err) {
+          aborted = err.code() == asio::error::operation_aborted;
+        }
+      }));
   io.poll();
   signal.emit(asio::cancellation_type::terminal);
   io.run();
   CHECK(aborted);
   q->add("k");
   CHECK(q->len() == 1);  // nobody took it
-  CHECK(run(io, get_one(q)) == "k");
+  CHECK(key_of(run(io, get_one(q))) == "k");
 }
 
 TEST_CASE("cancelling a shut_down_with_drain wait leaves the queue shut down") {
   asio::io_context io;
   auto q = StringQueue::create();
   q->add("a");
-  REQUIRE(run(io, get_one(q)) == "a");
+  Claim a = run(io, get_one(q));
+  REQUIRE(key_of(a) == "a");
   asio::cancellation_signal signal;
   bool aborted = false;
   asio::co_spawn(io, q->shut_down_with_drain(),
@@ -244,20 +288,21 @@ TEST_CASE("cancelling a shut_down_with_drain wait leaves the queue shut down") {
   io.run();
   CHECK(aborted);
   CHECK(q->shutting_down());
-  q->done("a");
+  a.done();
 }
 
 TEST_CASE("a worker on another io_context thread is woken by an add from this thread") {
   asio::io_context worker_io;
   auto q = StringQueue::create();
-  Outcome<std::optional<std::string>> out;
+  Outcome<Claim> out;
   spawn(worker_io, get_one(q), out);
   std::thread worker([&] { worker_io.run(); });
   // The worker may or may not be waiting yet; either way it must get the key exactly once.
   q->add("k");
   worker.join();
   REQUIRE(out.finished);
-  CHECK(out.value == std::optional<std::string>("k"));
+  REQUIRE(out.value);
+  CHECK(key_of(*out.value) == "k");
   CHECK(q->len() == 0);
 }
 
@@ -276,8 +321,8 @@ TEST_CASE("keys of a user-defined type with its own hash") {
   q->add(Ref{1, 2});
   q->add(Ref{2, 1});
   CHECK(q->len() == 2);
-  auto first = run(
-      io, [](auto q) -> asio::awaitable<std::optional<Ref>> { co_return co_await q->get(); }(q));
+  const auto first = run(io, get_one(q));
   REQUIRE(first);
   CHECK(*first == Ref{1, 2});
+  CHECK(first->name == 2);
 }

@@ -16,15 +16,16 @@ namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using rg::workqueue::ItemFastSlowRateLimiter;
 using rg::workqueue::RateLimitingQueue;
+using rg::workqueue::test::get_one;
+using rg::workqueue::test::key_of;
 using rg::workqueue::test::run;
 using Limited = RateLimitingQueue<std::string>;
 
 namespace {
 
-asio::awaitable<std::optional<std::string>> get_and_done(std::shared_ptr<Limited> q) {
-  auto key = co_await q->get();
-  if (key) q->done(*key);
-  co_return key;
+// Takes one key and gives it back at once.
+std::optional<std::string> get_and_done(asio::io_context& io, std::shared_ptr<Limited> q) {
+  return key_of(run(io, get_one(std::move(q))));
 }
 
 }  // namespace
@@ -37,9 +38,9 @@ TEST_CASE("add_rate_limited delays by the limiter's answer and counts requeues")
   CHECK(q->len() == 0);
   CHECK(q->delayed() == 1);
   CHECK(q->num_requeues("k") == 1);
-  CHECK(run(io, get_and_done(q)) == std::optional<std::string>("k"));
+  CHECK(get_and_done(io, q) == std::optional<std::string>("k"));
   q->add_rate_limited("k");
-  CHECK(run(io, get_and_done(q)) == std::optional<std::string>("k"));
+  CHECK(get_and_done(io, q) == std::optional<std::string>("k"));
   CHECK(q->num_requeues("k") == 2);
   q->add_rate_limited("k");  // third failure: the slow delay
   CHECK(q->num_requeues("k") == 3);
@@ -47,7 +48,7 @@ TEST_CASE("add_rate_limited delays by the limiter's answer and counts requeues")
   q->forget("k");
   CHECK(q->num_requeues("k") == 0);
   q->add_rate_limited("k");  // fast again after forget: 1ms beats the pending hour
-  CHECK(run(io, get_and_done(q)) == std::optional<std::string>("k"));
+  CHECK(get_and_done(io, q) == std::optional<std::string>("k"));
   q->shut_down();
   io.restart();
   io.run();
@@ -58,7 +59,7 @@ TEST_CASE("the default limiter starts at 5ms per item") {
   auto q = Limited::create(io.get_executor());
   q->add_rate_limited("k");
   CHECK(q->num_requeues("k") == 1);
-  CHECK(run(io, get_and_done(q)) == std::optional<std::string>("k"));
+  CHECK(get_and_done(io, q) == std::optional<std::string>("k"));
   q->forget("k");
   CHECK(q->num_requeues("k") == 0);
 }

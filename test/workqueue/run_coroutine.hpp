@@ -1,8 +1,11 @@
-// run_coroutine.hpp: helpers for driving workqueue coroutines in tests.
+// run_coroutine.hpp: helpers for driving workqueue coroutines in tests, and for reading the
+// Claims that get() returns.
 #pragma once
 
 #include <exception>
+#include <memory>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include <boost/asio/awaitable.hpp>
@@ -51,6 +54,19 @@ T run(boost::asio::io_context& io, boost::asio::awaitable<T> coro) {
   io.run();
   if (out.error) std::rethrow_exception(out.error);
   if constexpr (!std::is_void_v<T>) return std::move(*out.value);
+}
+
+// co_await q->get(), as a coroutine to run() or spawn().
+template <class Q>
+boost::asio::awaitable<typename Q::Claim> get_one(std::shared_ptr<Q> q) {
+  co_return co_await q->get();
+}
+
+// A copy of the key `claim` holds, or std::nullopt if it is empty.
+template <class Claim>
+auto key_of(const Claim& claim) -> std::optional<std::decay_t<decltype(*claim)>> {
+  if (!claim) return std::nullopt;
+  return *claim;
 }
 
 }  // namespace rg::workqueue::test
