@@ -13,7 +13,8 @@ namespace rg::workqueue {
 template <class Key>
 class BucketRateLimiter final : public RateLimiter<Key> {
  public:
-  BucketRateLimiter(double qps = 10, int burst = 100, std::shared_ptr<const Clock> clock = nullptr)
+  explicit BucketRateLimiter(double qps = 10, int burst = 100,
+                             std::shared_ptr<const Clock> clock = nullptr)
       : bucket_(qps, burst, std::move(clock)) {}
 
   Duration when(const Key&) override { return bucket_.reserve(); }

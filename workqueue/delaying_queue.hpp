@@ -26,15 +26,14 @@ class DelayingQueue : public Queue<Key, Hash, KeyEqual> {
 
  public:
   // `executor` runs the delay timer; it must outlive the queue's use (as for any Asio object).
-  static std::shared_ptr<DelayingQueue> create(boost::asio::any_io_executor executor,
+  static std::shared_ptr<DelayingQueue> create(const boost::asio::any_io_executor& executor,
                                                QueueOptions options = {}) {
-    return std::make_shared<DelayingQueue>(typename Base::Private{}, std::move(executor),
-                                           std::move(options));
+    return std::make_shared<DelayingQueue>(typename Base::Private{}, executor, std::move(options));
   }
 
-  DelayingQueue(typename Base::Private key, boost::asio::any_io_executor executor,
+  DelayingQueue(typename Base::Private key, const boost::asio::any_io_executor& executor,
                 QueueOptions options)
-      : Base(key, std::move(options)), timer_(std::move(executor)) {}
+      : Base(key, std::move(options)), timer_(executor) {}
 
   // Adds `key` once `delay` has passed (at once if delay <= 0). Ignored once shutting down.
   void add_after(const Key& key, Duration delay) {

@@ -18,8 +18,8 @@ namespace rg::workqueue {
 template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class ItemExponentialFailureRateLimiter final : public RateLimiter<Key> {
  public:
-  ItemExponentialFailureRateLimiter(Duration base_delay = std::chrono::milliseconds(5),
-                                    Duration max_delay = std::chrono::seconds(1000))
+  explicit ItemExponentialFailureRateLimiter(Duration base_delay = std::chrono::milliseconds(5),
+                                             Duration max_delay = std::chrono::seconds(1000))
       : base_delay_(base_delay), max_delay_(max_delay) {
     if (base_delay < Duration::zero() || max_delay < base_delay) {
       throw std::invalid_argument(
@@ -28,7 +28,7 @@ class ItemExponentialFailureRateLimiter final : public RateLimiter<Key> {
   }
 
   Duration when(const Key& key) override {
-    int exp;
+    int exp = 0;
     {
       std::lock_guard lock(mu_);
       exp = failures_[key]++;

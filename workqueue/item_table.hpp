@@ -20,8 +20,8 @@
 
 namespace rg::workqueue::detail {
 
-// A hash that says (to boost::unordered) that it avalanches, when `yes`.
-template <bool yes>
+// A hash that says (to boost::unordered) that it avalanches, when `Enabled`.
+template <bool Enabled>
 struct AvalanchingIf {};
 template <>
 struct AvalanchingIf<true> {

@@ -59,12 +59,12 @@ struct KeyHash<std::string> {
     return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
   }
   static std::uint64_t load64(const char* p) {
-    std::uint64_t w;
+    std::uint64_t w = 0;
     std::memcpy(&w, p, sizeof w);
     return w;
   }
   static std::uint32_t load32(const char* p) {
-    std::uint32_t w;
+    std::uint32_t w = 0;
     std::memcpy(&w, p, sizeof w);
     return w;
   }

@@ -154,7 +154,7 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
       if (!queue_.empty()) co_return Claim(this, pop_locked());
       if (shutting_down_) co_return Claim{};
     }
-    auto initiation = [this](auto handler) { wait_for_key(std::move(handler)); };
+    auto initiation = [this](auto handler) { this->wait_for_key(std::move(handler)); };
     co_return co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
                                                    void(boost::system::error_code, Claim)>(
         initiation, boost::asio::use_awaitable);
@@ -185,7 +185,7 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   // Shuts down like shut_down(), then completes once no key is being processed (every key handed
   // out has had its done()). Workers must keep calling done(), or this never completes.
   boost::asio::awaitable<void> shut_down_with_drain() {
-    auto initiation = [this](auto handler) { begin_drain(std::move(handler)); };
+    auto initiation = [this](auto handler) { this->begin_drain(std::move(handler)); };
     co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&,
                                          void(boost::system::error_code)>(
         initiation, boost::asio::use_awaitable);

@@ -31,15 +31,15 @@ class RateLimitingQueue : public DelayingQueue<Key, Hash, KeyEqual> {
  public:
   // `limiter` null: default_controller_rate_limiter() on the queue's clock.
   static std::shared_ptr<RateLimitingQueue> create(
-      boost::asio::any_io_executor executor, std::shared_ptr<RateLimiter<Key>> limiter = nullptr,
-      QueueOptions options = {}) {
-    return std::make_shared<RateLimitingQueue>(typename Base::Private{}, std::move(executor),
+      const boost::asio::any_io_executor& executor,
+      std::shared_ptr<RateLimiter<Key>> limiter = nullptr, QueueOptions options = {}) {
+    return std::make_shared<RateLimitingQueue>(typename Base::Private{}, executor,
                                                std::move(limiter), std::move(options));
   }
 
-  RateLimitingQueue(typename Base::Private key, boost::asio::any_io_executor executor,
+  RateLimitingQueue(typename Base::Private key, const boost::asio::any_io_executor& executor,
                     std::shared_ptr<RateLimiter<Key>> limiter, QueueOptions options)
-      : DelayingQueue<Key, Hash, KeyEqual>(key, std::move(executor), options),
+      : DelayingQueue<Key, Hash, KeyEqual>(key, executor, options),
         limiter_(limiter ? std::move(limiter)
                          : default_controller_rate_limiter<Key, Hash, KeyEqual>(
                                {.clock = options.clock})) {}

@@ -79,7 +79,7 @@ class WaiterList {
   static Completion make(CompletionHandler&& handler) {
     boost::asio::any_io_executor work =
         boost::asio::prefer(boost::asio::get_associated_executor(handler),
-                            boost::asio::execution::outstanding_work.tracked);
+                            boost::asio::execution::outstanding_work_t::tracked);
     return Completion(Handler(std::forward<CompletionHandler>(handler)), std::move(work));
   }
 

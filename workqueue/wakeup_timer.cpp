@@ -10,8 +10,8 @@ struct WakeupTimer::Impl {
   boost::asio::steady_timer timer;
 };
 
-WakeupTimer::WakeupTimer(boost::asio::any_io_executor executor)
-    : impl_(std::make_unique<Impl>(std::move(executor))) {}
+WakeupTimer::WakeupTimer(const boost::asio::any_io_executor& executor)
+    : impl_(std::make_unique<Impl>(executor)) {}
 
 WakeupTimer::~WakeupTimer() = default;
 

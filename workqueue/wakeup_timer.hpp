@@ -13,7 +13,7 @@ namespace rg::workqueue::detail {
 
 class WakeupTimer {
  public:
-  explicit WakeupTimer(boost::asio::any_io_executor executor);
+  explicit WakeupTimer(const boost::asio::any_io_executor& executor);
   ~WakeupTimer();
   WakeupTimer(const WakeupTimer&) = delete;
   WakeupTimer& operator=(const WakeupTimer&) = delete;

@@ -23,7 +23,7 @@ using Delaying = DelayingQueue<std::string>;
 
 namespace {
 
-const TimePoint t0{std::chrono::hours(1)};
+const TimePoint kStart{std::chrono::hours(1)};
 
 std::vector<std::string> pop_ready(DelayHeap<std::string>& heap, TimePoint now) {
   std::vector<std::string> out;
@@ -47,49 +47,49 @@ asio::awaitable<std::vector<std::string>> take(std::shared_ptr<Delaying> q, int 
 
 TEST_CASE("the delay heap hands keys out in ready-time order") {
   DelayHeap<std::string> heap;
-  CHECK(heap.push("c", t0 + 30ms));
-  CHECK(heap.push("a", t0 + 10ms));
-  CHECK_FALSE(heap.push("b", t0 + 20ms));  // not earlier than the head: no re-arm needed
+  CHECK(heap.push("c", kStart + 30ms));
+  CHECK(heap.push("a", kStart + 10ms));
+  CHECK_FALSE(heap.push("b", kStart + 20ms));  // not earlier than the head: no re-arm needed
   CHECK(heap.size() == 3);
-  CHECK(heap.next_ready() == t0 + 10ms);
-  CHECK(pop_ready(heap, t0 + 5ms).empty());
-  CHECK(pop_ready(heap, t0 + 25ms) == std::vector<std::string>{"a", "b"});
-  CHECK(heap.next_ready() == t0 + 30ms);
-  CHECK(pop_ready(heap, t0 + 30ms) == std::vector<std::string>{"c"});
+  CHECK(heap.next_ready() == kStart + 10ms);
+  CHECK(pop_ready(heap, kStart + 5ms).empty());
+  CHECK(pop_ready(heap, kStart + 25ms) == std::vector<std::string>{"a", "b"});
+  CHECK(heap.next_ready() == kStart + 30ms);
+  CHECK(pop_ready(heap, kStart + 30ms) == std::vector<std::string>{"c"});
   CHECK(heap.next_ready() == std::nullopt);
   CHECK(heap.size() == 0);
 }
 
 TEST_CASE("the delay heap keeps equal ready times in scheduling order") {
   DelayHeap<std::string> heap;
-  for (const char* k : {"x", "y", "z", "w"}) heap.push(k, t0);
-  CHECK(pop_ready(heap, t0) == std::vector<std::string>{"x", "y", "z", "w"});
+  for (const char* k : {"x", "y", "z", "w"}) heap.push(k, kStart);
+  CHECK(pop_ready(heap, kStart) == std::vector<std::string>{"x", "y", "z", "w"});
 }
 
 TEST_CASE("a key delayed twice is ready at the earlier time, once") {
   DelayHeap<std::string> heap;
   SUBCASE("earlier second") {
-    heap.push("k", t0 + 50ms);
-    CHECK(heap.push("k", t0 + 20ms));
+    heap.push("k", kStart + 50ms);
+    CHECK(heap.push("k", kStart + 20ms));
   }
   SUBCASE("later second") {
-    heap.push("k", t0 + 20ms);
-    CHECK_FALSE(heap.push("k", t0 + 50ms));
+    heap.push("k", kStart + 20ms);
+    CHECK_FALSE(heap.push("k", kStart + 50ms));
   }
   CHECK(heap.size() == 1);
-  CHECK(heap.next_ready() == t0 + 20ms);
-  CHECK(pop_ready(heap, t0 + 20ms) == std::vector<std::string>{"k"});
-  CHECK(pop_ready(heap, t0 + 1h).empty());
+  CHECK(heap.next_ready() == kStart + 20ms);
+  CHECK(pop_ready(heap, kStart + 20ms) == std::vector<std::string>{"k"});
+  CHECK(pop_ready(heap, kStart + 1h).empty());
   CHECK(heap.next_ready() == std::nullopt);
 }
 
 TEST_CASE("a key scheduled again after firing fires again, once") {
   DelayHeap<std::string> heap;
-  heap.push("k", t0 + 50ms);
-  heap.push("k", t0 + 10ms);  // leaves a stale entry at +50ms behind
-  CHECK(pop_ready(heap, t0 + 10ms) == std::vector<std::string>{"k"});
-  heap.push("k", t0 + 50ms);  // same time as the stale entry
-  CHECK(pop_ready(heap, t0 + 50ms) == std::vector<std::string>{"k"});
+  heap.push("k", kStart + 50ms);
+  heap.push("k", kStart + 10ms);  // leaves a stale entry at +50ms behind
+  CHECK(pop_ready(heap, kStart + 10ms) == std::vector<std::string>{"k"});
+  heap.push("k", kStart + 50ms);  // same time as the stale entry
+  CHECK(pop_ready(heap, kStart + 50ms) == std::vector<std::string>{"k"});
   CHECK(heap.size() == 0);
 }
 

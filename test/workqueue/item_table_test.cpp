@@ -13,7 +13,7 @@ using rg::workqueue::detail::ItemTable;
 
 namespace {
 
-using StringTable = ItemTable<std::string, std::hash<std::string>, std::equal_to<std::string>>;
+using StringTable = ItemTable<std::string, std::hash<std::string>, std::equal_to<>>;
 
 // Every key hashes alike, so only the key comparison tells them apart.
 struct CollidingHash {
@@ -67,8 +67,9 @@ TEST_CASE("a recycled item holds its new key, clean, and the old key is gone") {
 }
 
 TEST_CASE("keys with equal hashes are told apart") {
-  ItemTable<std::string, CollidingHash, std::equal_to<std::string>> table;
+  ItemTable<std::string, CollidingHash, std::equal_to<>> table;
   std::vector<decltype(table)::Item*> items;
+  items.reserve(20);
   for (int i = 0; i < 20; ++i) items.push_back(table.find_or_insert(long_key(i)));
   for (int i = 0; i < 20; ++i) {
     INFO("key " << i);
@@ -86,6 +87,7 @@ TEST_CASE("keys with equal hashes are told apart") {
 TEST_CASE("for_each visits exactly the keys with state, across growth and recycling") {
   StringTable table;
   std::vector<StringTable::Item*> items;
+  items.reserve(1000);
   for (int i = 0; i < 1000; ++i) items.push_back(table.find_or_insert(long_key(i)));
   for (int i = 0; i < 1000; i += 2) table.erase(items[i]);
   for (int i = 1000; i < 1300; ++i) table.find_or_insert(long_key(i));

@@ -20,7 +20,6 @@ using rg::workqueue::FakeClock;
 using rg::workqueue::ItemExponentialFailureRateLimiter;
 using rg::workqueue::ItemFastSlowRateLimiter;
 using rg::workqueue::MaxOfRateLimiter;
-using rg::workqueue::RateLimiter;
 using rg::workqueue::TokenBucket;
 
 TEST_CASE("exponential backoff doubles from 5ms and caps at 1000s") {
