@@ -1,8 +1,8 @@
 // The multi-threaded tests (scripts/test.sh --tsan runs them under ThreadSanitizer): producer
 // threads add, add_after and add_rate_limited while workers on several io threads, or on several
-// io_contexts, get and done; shutdown and drain come from yet another thread. Each checks that no
-// key is ever held by two workers at once and that every plain add is followed by a processing
-// of that key.
+// io_contexts, get and done (or hand their Claims to other threads to be done there); shutdown
+// and drain come from yet another thread. Each checks that no key is ever held by two workers at
+// once and that every plain add is followed by a processing of that key.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -208,6 +209,41 @@ TEST_CASE("string keys from several threads, drained from another thread") {
   control.run();
   CHECK(drained);
   join(io_threads);
+
+  ledger.check_every_add_processed();
+  CHECK(q->len() == 0);
+}
+
+TEST_CASE("claims handed to other threads are done there") {
+  asio::io_context io;
+  asio::io_context finishers;  // two threads that end the workers' claims
+  auto finishers_work = asio::make_work_guard(finishers);
+  auto q = Queue<std::string>::create();
+  Ledger ledger;
+  const auto worker_fn = [&]() -> asio::awaitable<void> {
+    while (auto key = co_await q->get()) {
+      ledger.got(std::stoi(*key));
+      asio::post(finishers, [&ledger, claim = std::move(key)] {
+        ledger.finishing(std::stoi(*claim));  // read on this thread, then done with the lambda
+      });
+    }
+    ledger.workers_returned.fetch_add(1);
+  };
+  for (int w = 0; w < kWorkers; ++w) asio::co_spawn(io, worker_fn(), rethrow);
+  auto io_threads = run_io(io, kIoThreads);
+  auto finisher_threads = run_io(finishers, 2);
+
+  run_producers([&](int p) {
+    for (int i = 0; i < kAddsPerProducer; ++i) {
+      const int key = key_of(p, i);
+      ledger.adding(key);
+      q->add(std::to_string(key));
+    }
+  });
+  q->shut_down();
+  join(io_threads);
+  finishers_work.reset();
+  join(finisher_threads);
 
   ledger.check_every_add_processed();
   CHECK(q->len() == 0);
