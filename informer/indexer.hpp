@@ -248,14 +248,19 @@ class Indexer final : public KnownObjects<T> {
     for (const auto& [name, func] : indexers) {
       Index& index = indices_.find(name)->second;
       const std::vector<std::string>& fresh = new_values[i];
-      if (!old_values.empty()) {
-        for (const auto& value : old_values[i]) {
-          if (std::find(fresh.begin(), fresh.end(), value) == fresh.end()) {
-            erase_from(index, value, stored_key);
-          }
+      const std::vector<std::string>* stale = old_values.empty() ? nullptr : &old_values[i];
+      const auto contains = [](const std::vector<std::string>& values, const std::string& value) {
+        return std::find(values.begin(), values.end(), value) != values.end();
+      };
+      if (stale != nullptr) {
+        for (const auto& value : *stale) {
+          if (!contains(fresh, value)) erase_from(index, value, stored_key);
         }
       }
-      for (const auto& value : fresh) index[value].insert(stored_key);
+      // An update mostly keeps its index values (namespace, node): those entries are in place.
+      for (const auto& value : fresh) {
+        if (stale == nullptr || !contains(*stale, value)) index[value].insert(stored_key);
+      }
       ++i;
     }
     return object;
