@@ -23,6 +23,7 @@
 #include <optional>
 
 #include "sim/api_error.hpp"
+#include "sim/auth/client_certificates.hpp"
 #include "sim/responses.hpp"
 
 namespace rg::sim {
@@ -53,6 +54,7 @@ class Connection final : public ResponseStream,
   asio::awaitable<void> run(const HttpServerOptions& options, const HttpHandler& handler) {
     if constexpr (!std::is_same_v<Stream, beast::tcp_stream>) {
       co_await stream_.async_handshake(asio::ssl::stream_base::server, use_awaitable);
+      peer_certificate_ = auth::peer_certificate(stream_.native_handle());
     }
     for (;;) {
       http::request_parser<http::string_body> parser;
@@ -73,6 +75,7 @@ class Connection final : public ResponseStream,
       for (const auto& field : message)
         request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
       request.body = std::move(message.body());
+      request.peer_certificate = peer_certificate_;
       keep_alive_ = message.keep_alive();
       started_ = false;
       co_await respond(handler, request);
@@ -177,6 +180,7 @@ class Connection final : public ResponseStream,
   Stream stream_;
   beast::flat_buffer buffer_;
   std::vector<asio::const_buffer> buffers_;
+  std::shared_ptr<const PeerCertificate> peer_certificate_;
   bool keep_alive_ = true;
   bool started_ = false;
 };

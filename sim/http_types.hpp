@@ -5,6 +5,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,6 +17,18 @@ namespace rg::sim {
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+/// The client certificate a TLS peer presented, checked once per connection in the handshake
+/// against the client CA (kube-apiserver's --client-ca-file). The authenticator decides what it
+/// means; the handshake itself never fails over a client certificate (TLS RequestClientCert).
+struct PeerCertificate {
+  std::string verify_error;  ///< why it did not verify against the client CA; empty = verified
+  std::string identifier;    ///< "SN=..., SKID=..., AKID=..." as the API server logs it
+  std::string fingerprint;   ///< hex SHA-256 of the DER certificate
+  std::string common_name;   ///< subject CN: the user name
+  std::vector<std::string> organizations;  ///< subject O entries: the groups
+  std::vector<std::string> uids;           ///< subject attribute 1.3.6.1.4.1.57683.2: the uid
+};
+
 struct HttpRequest {
   std::string method;                                      ///< "GET", "POST", ...
   std::string target;                                      ///< as sent: path and query
@@ -23,6 +36,8 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> query;  ///< decoded, in order
   Headers headers;                                         ///< names lower-case
   std::string body;
+  /// The connection's client certificate; null for plain HTTP or when the peer sent none.
+  std::shared_ptr<const PeerCertificate> peer_certificate;
 
   /// The first value of a query parameter.
   std::optional<std::string_view> param(std::string_view name) const;

@@ -49,9 +49,14 @@ int main(int argc, char** argv) {
                  "certificate for 127.0.0.1 and localhost generated at start)");
   app.add_option("--tls-private-key-file", options.tls.private_key_file,
                  "PEM private key of --tls-cert-file");
+  app.add_option("--client-ca-file", options.tls.client_ca_file,
+                 "PEM CA bundle that client certificates must chain to; CN is the user, O the "
+                 "groups (default: the generated CA, whose key signs the admin kubeconfig's "
+                 "client certificate; none with --tls-cert-file)");
   auto* mode_option =
       app.add_option("--authorization-mode", authorization_mode,
-                     "RBAC: bearer tokens authenticate (401 without) and the stored RBAC objects "
+                     "RBAC: client certificates and bearer tokens authenticate (401 without) and "
+                     "the stored RBAC objects "
                      "authorize (403); AlwaysAllow: every request acts as the administrator "
                      "(the default with --insecure-http: kubectl sends no credentials over HTTP)")
           ->check(CLI::IsMember({"RBAC", "AlwaysAllow"}))
@@ -83,9 +88,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   options.watch.bookmark_interval = std::chrono::seconds(bookmark_seconds);
-  if (insecure_http && !(options.tls.cert_file.empty() && options.tls.private_key_file.empty())) {
-    std::cerr << "kube-sim: --insecure-http serves plain HTTP; leave out --tls-cert-file and "
-                 "--tls-private-key-file\n";
+  if (insecure_http && !(options.tls.cert_file.empty() && options.tls.private_key_file.empty() &&
+                         options.tls.client_ca_file.empty())) {
+    std::cerr << "kube-sim: --insecure-http serves plain HTTP; leave out --tls-cert-file, "
+                 "--tls-private-key-file and --client-ca-file\n";
     return 2;
   }
   options.tls.enabled = !insecure_http;

@@ -20,6 +20,7 @@
 #include "sim/api_server.hpp"
 #include "sim/auth/auth_filter.hpp"
 #include "sim/auth/serving_certificate.hpp"
+#include "sim/auth/user_info.hpp"
 #include "sim/http_server.hpp"
 
 namespace rg::sim {
@@ -38,18 +39,33 @@ auth::ServingCertificate serving_certificate(const ServerOptions& options) {
   return auth::generate_serving_certificate(options.address);
 }
 
+// The CA client certificates must chain to: --client-ca-file, else the generated CA (kubeadm
+// uses one CA for both), else none (a given serving certificate alone authenticates no one).
+std::string client_ca(const ServerOptions& options, const auth::ServingCertificate& certificate) {
+  if (!options.tls.enabled) return {};
+  if (!options.tls.client_ca_file.empty()) return auth::load_client_ca(options.tls.client_ca_file);
+  return certificate.ca_key_pem.empty() ? std::string() : certificate.ca_pem;
+}
+
+// Scalars are written as JSON strings: valid YAML double-quoted, whatever they hold.
+std::string yaml_string(std::string_view text) {
+  return boost::json::serialize(boost::json::string(text));
+}
+
 }  // namespace
 
 struct Server::Impl {
   explicit Impl(ServerOptions opts)
       : options(std::move(opts)),
         certificate(serving_certificate(options)),
+        client_ca_pem(client_ca(options, certificate)),
         store(options.store),
         registry(store, ResourceTable::builtin()),
         http(io,
-             HttpServerOptions{
-                 options.address, options.port, options.body_limit,
-                 options.tls.enabled ? auth::make_server_tls_context(certificate) : nullptr},
+             HttpServerOptions{options.address, options.port, options.body_limit,
+                               options.tls.enabled
+                                   ? auth::make_server_tls_context(certificate, client_ca_pem)
+                                   : nullptr},
              [this](HttpRequest& request, ResponseStream& stream) {
                return api->handle(request, stream);
              }),
@@ -70,6 +86,7 @@ struct Server::Impl {
 
   ServerOptions options;
   auth::ServingCertificate certificate;
+  std::string client_ca_pem;
   boost::asio::io_context io;
   Store store;
   Registry registry;
@@ -110,27 +127,56 @@ const std::string& Server::admin_token() const {
   return impl_->auth_filter->authenticator().admin_token();
 }
 
+bool Server::issues_client_certificates() const {
+  return !impl_->certificate.ca_key_pem.empty() && impl_->client_ca_pem == ca_pem();
+}
+
+client::CertificateAndKey Server::issue_client_certificate(
+    std::string_view common_name, const std::vector<std::string>& groups) const {
+  if (!issues_client_certificates())
+    throw std::logic_error(
+        "kube-sim issues client certificates only when it serves HTTPS with the CA it generated "
+        "and no --client-ca-file");
+  client::CertificateRequest request;
+  request.common_name = std::string(common_name);
+  request.organizations = groups;
+  request.server_auth = false;
+  request.client_auth = true;
+  return client::issue_certificate({impl_->certificate.ca_pem, impl_->certificate.ca_key_pem},
+                                   request);
+}
+
 std::string Server::write_kubeconfig(const std::string& path) const {
-  return write_kubeconfig(path, admin_token(), "default");
+  if (!issues_client_certificates()) return write_kubeconfig(path, admin_token(), "default");
+  const auto admin =
+      issue_client_certificate(auth::kAdminUser, {std::string(auth::kSystemMasters)});
+  return write_kubeconfig_file(
+      path,
+      fmt::format("    client-certificate-data: {}\n"
+                  "    client-key-data: {}\n",
+                  client::base64_encode(admin.cert_pem), client::base64_encode(admin.key_pem)),
+      "default");
 }
 
 std::string Server::write_kubeconfig(const std::string& path, std::string_view token,
                                      std::string_view namespace_) const {
-  // Scalars are written as JSON strings: valid YAML double-quoted, whatever they hold.
-  auto quoted = [](std::string_view text) {
-    return boost::json::serialize(boost::json::string(text));
-  };
+  return write_kubeconfig_file(path, fmt::format("    token: {}\n", yaml_string(token)),
+                               namespace_);
+}
+
+std::string Server::write_kubeconfig_file(const std::string& path, std::string_view credentials,
+                                          std::string_view namespace_) const {
   std::string ca_line;
   if (!ca_pem().empty())
     ca_line = fmt::format("    certificate-authority-data: {}\n", client::base64_encode(ca_pem()));
   const std::string config = fmt::format(
       "apiVersion: v1\nkind: Config\n"
       "clusters:\n- name: kube-sim\n  cluster:\n    server: {}\n{}"
-      "users:\n- name: kube-sim-user\n  user:\n    token: {}\n"
+      "users:\n- name: kube-sim-user\n  user:\n{}"
       "contexts:\n- name: kube-sim\n  context:\n    cluster: kube-sim\n    user: kube-sim-user\n"
       "    namespace: {}\n"
       "current-context: kube-sim\n",
-      quoted(address()), ca_line, quoted(token), quoted(namespace_));
+      yaml_string(address()), ca_line, credentials, yaml_string(namespace_));
   std::ofstream out(path, std::ios::trunc);
   out << config;
   out.close();

@@ -7,8 +7,10 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "client/config/rest_config.hpp"
+#include "client/transport/certificates.hpp"
 #include "sim/auth/auth_options.hpp"
 #include "sim/collection_handlers.hpp"
 #include "sim/faults.hpp"
@@ -25,6 +27,9 @@ struct TlsOptions {
   /// and localhost are generated at start.
   std::string cert_file;
   std::string private_key_file;
+  /// PEM CA bundle that client certificates must chain to (kube-apiserver's --client-ca-file);
+  /// empty = the generated CA when one is generated, else no client-certificate authentication.
+  std::string client_ca_file;
 };
 
 struct ServerOptions {
@@ -59,12 +64,23 @@ class Server {
   /// The PEM clients trust for HTTPS (empty when serving plain HTTP).
   const std::string& ca_pem() const;
   /// The administrator's bearer token (user kubernetes-admin, group system:masters). Sent by
-  /// every config below; with auth off the server accepts any request anyway.
+  /// the RestConfigs below; with auth off the server accepts any request anyway.
   const std::string& admin_token() const;
 
-  /// Writes an admin kubeconfig (cluster with certificate-authority-data when serving HTTPS, the
-  /// admin token, context "kube-sim", namespace default) that stock kubectl uses unchanged;
-  /// returns `path`.
+  /// Whether issue_client_certificate() works: serving HTTPS with the CA generated at start and
+  /// no --client-ca-file, so kube-sim holds the key of the CA it verifies client certificates with.
+  bool issues_client_certificates() const;
+  /// A client certificate (ECDSA P-256, clientAuth, a year) for user `common_name` in `groups`
+  /// (its O entries), signed by the generated CA. Throws std::logic_error when
+  /// issues_client_certificates() is false.
+  client::CertificateAndKey issue_client_certificate(std::string_view common_name,
+                                                     const std::vector<std::string>& groups) const;
+
+  /// Writes an admin kubeconfig that stock kubectl and replica-guard use unchanged: cluster with
+  /// certificate-authority-data when serving HTTPS; user "kube-sim-user" with a client
+  /// certificate for kubernetes-admin in system:masters (as kubeadm's admin.conf) when
+  /// issues_client_certificates(), else the admin token; context "kube-sim", namespace default.
+  /// Returns `path`.
   std::string write_kubeconfig(const std::string& path) const;
   /// The same for a bearer token (e.g. create_token()'s) and a default namespace.
   std::string write_kubeconfig(const std::string& path, std::string_view token,
@@ -88,6 +104,9 @@ class Server {
   void stop();
 
  private:
+  std::string write_kubeconfig_file(const std::string& path, std::string_view credentials,
+                                    std::string_view namespace_) const;
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

@@ -128,6 +128,12 @@ HttpResponse serve_self_subject_review(const HttpRequest& request, const UserInf
   json::object info{{"username", user.name}};
   if (!user.uid.empty()) info["uid"] = user.uid;
   info["groups"] = std::move(groups);
+  if (!user.extra.empty()) {
+    json::object extra;
+    for (const auto& [key, values] : user.extra)
+      extra[key] = json::array(values.begin(), values.end());
+    info["extra"] = std::move(extra);
+  }
   json::object response{{"kind", "SelfSubjectReview"},
                         {"apiVersion", "authentication.k8s.io/v1"},
                         {"metadata", created_metadata()},

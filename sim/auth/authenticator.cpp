@@ -1,11 +1,14 @@
-// Authenticator: bearer tokens (apiserver's bearertoken + tokenfile + serviceaccount
-// authenticators, in that order), then anonymous.
+// Authenticator: client certificates (apiserver's x509 authenticator), bearer tokens (its
+// bearertoken + tokenfile + serviceaccount authenticators, in that order), then anonymous.
 #include "sim/auth/authenticator.hpp"
 
+#include <fmt/format.h>
 #include <openssl/crypto.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cctype>
+#include <stdexcept>
 
 #include "sim/auth/attributes.hpp"
 #include "sim/auth/required_type.hpp"
@@ -51,23 +54,53 @@ std::optional<UserInfo> Authenticator::authenticate_token(std::string_view token
                               claims->service_account_uid);
 }
 
-UserInfo Authenticator::authenticate(const HttpRequest& request) const {
-  const auto header = request.header("authorization");
-  if (header.empty()) {
-    if (anonymous_) return anonymous_user();
-    throw unauthorized();
+std::optional<UserInfo> Authenticator::authenticate_certificate(
+    const PeerCertificate& certificate) {
+  if (!certificate.verify_error.empty())
+    throw std::invalid_argument(fmt::format("verifying certificate {} failed: {}",
+                                            certificate.identifier, certificate.verify_error));
+  if (certificate.common_name.empty()) return std::nullopt;
+  UserInfo user{certificate.common_name, "", certificate.organizations, {}};
+  if (certificate.uids.size() > 1)
+    throw std::invalid_argument(
+        fmt::format("expected 1 UID, but found multiple: [{}]", fmt::join(certificate.uids, " ")));
+  if (certificate.uids.size() == 1) {
+    if (certificate.uids.front().empty())
+      throw std::invalid_argument("UID cannot be an empty string");
+    user.uid = certificate.uids.front();
   }
-  // "Bearer <token>", the scheme case-insensitive (apiserver's bearertoken authenticator).
+  user.extra[std::string(kCredentialIdKey)] = {"X509SHA256=" + certificate.fingerprint};
+  // apiserver's AuthenticatedGroupAdder.
+  if (!user.in_group(kAllAuthenticated)) user.groups.emplace_back(kAllAuthenticated);
+  return user;
+}
+
+UserInfo Authenticator::authenticate(const HttpRequest& request) const {
+  // As the API server's union of authenticators: the first that knows the user wins; a credential
+  // that failed, when none succeeded, is 401 even where anonymous requests are allowed.
+  bool failed = false;
+  if (const auto& certificate = request.peer_certificate) {
+    try {
+      if (auto user = authenticate_certificate(*certificate)) return *user;
+    } catch (const std::invalid_argument& error) {
+      spdlog::debug("kube-sim: unable to authenticate the request: {}", error.what());
+      failed = true;
+    }
+  }
+  // "Bearer <token>", the scheme case-insensitive (apiserver's bearertoken authenticator); other
+  // schemes and empty tokens are no credential.
+  const auto header = request.header("authorization");
   const auto space = header.find(' ');
   std::string scheme(header.substr(0, space));
   for (auto& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (scheme != "bearer" || space == std::string_view::npos) throw unauthorized();
-  auto token = header.substr(space + 1);
+  std::string_view token = space == std::string_view::npos ? "" : header.substr(space + 1);
   while (!token.empty() && token.front() == ' ') token.remove_prefix(1);
-  if (token.empty()) throw unauthorized();
-  auto user = authenticate_token(token);
-  if (!user) throw unauthorized();
-  return *user;
+  if (scheme == "bearer" && !token.empty()) {
+    if (auto user = authenticate_token(token)) return *user;
+    failed = true;
+  }
+  if (anonymous_ && !failed) return anonymous_user();
+  throw unauthorized();
 }
 
 }  // namespace rg::sim::auth

@@ -1,7 +1,8 @@
-// Authenticator: who a request is, from its bearer token -- the administrator's static token or
-// a ServiceAccount token minted by the TokenRequest API (valid while unexpired, for one of the
-// API audiences, and while its ServiceAccount -- and the object it is bound to -- exists with
-// the same uid).
+// Authenticator: who a request is, from its client certificate (verified against the client CA:
+// CN is the user, O the groups) or its bearer token -- the administrator's static token or a
+// ServiceAccount token minted by the TokenRequest API (valid while unexpired, for one of the API
+// audiences, and while its ServiceAccount -- and the object it is bound to -- exists with the
+// same uid).
 #pragma once
 
 #include <optional>
@@ -27,8 +28,13 @@ class Authenticator {
   /// The user a bearer token authenticates as, or nullopt.
   std::optional<UserInfo> authenticate_token(std::string_view token) const;
 
-  /// The user of a request: its bearer token's, or system:anonymous without an Authorization
-  /// header when anonymous requests are allowed. Throws 401 Unauthorized otherwise.
+  /// The user a client certificate authenticates as; nullopt when it names no user (empty CN).
+  /// Throws std::invalid_argument saying why when it does not verify or carries several uids.
+  static std::optional<UserInfo> authenticate_certificate(const PeerCertificate& certificate);
+
+  /// The user of a request: its client certificate's, else its bearer token's (the API server's
+  /// order), else system:anonymous when anonymous requests are allowed and no credential failed.
+  /// Throws 401 Unauthorized otherwise.
   UserInfo authenticate(const HttpRequest& request) const;
 
  private:

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "client/transport/certificates.hpp"
+#include "sim/auth/client_certificates.hpp"
 
 namespace rg::sim::auth {
 namespace {
@@ -47,7 +48,7 @@ ServingCertificate generate_serving_certificate(const std::string& address) {
   else if (ec && !address.empty())
     request.dns_names.push_back(address);
   auto serving = client::issue_certificate(ca, request);
-  return {ca.cert_pem, serving.cert_pem, serving.key_pem};
+  return {ca.cert_pem, serving.cert_pem, serving.key_pem, ca.key_pem};
 }
 
 ServingCertificate load_serving_certificate(const std::string& cert_file,
@@ -59,7 +60,12 @@ ServingCertificate load_serving_certificate(const std::string& cert_file,
   return certificate;
 }
 
-std::shared_ptr<ssl::context> make_server_tls_context(const ServingCertificate& certificate) {
+std::string load_client_ca(const std::string& client_ca_file) {
+  return read_file(client_ca_file, "client CA (--client-ca-file)");
+}
+
+std::shared_ptr<ssl::context> make_server_tls_context(const ServingCertificate& certificate,
+                                                      const std::string& client_ca_pem) {
   auto context = std::make_shared<ssl::context>(ssl::context::tls_server);
   context->set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                        ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
@@ -76,6 +82,7 @@ std::shared_ptr<ssl::context> make_server_tls_context(const ServingCertificate& 
         fmt::format("the TLS certificate is not a PEM certificate chain: {}", ec.message()));
   if (SSL_CTX_check_private_key(context->native_handle()) != 1)
     throw std::runtime_error("the TLS private key does not match the TLS certificate");
+  if (!client_ca_pem.empty()) request_client_certificates(context->native_handle(), client_ca_pem);
   return context;
 }
 

@@ -16,11 +16,12 @@ struct ServingCertificate {
   std::string ca_pem;    ///< what clients trust: the generated CA, or the loaded chain
   std::string cert_pem;  ///< the serving certificate (chain)
   std::string key_pem;
+  std::string ca_key_pem;  ///< the generated CA's key (it signs client certificates); "" if loaded
 };
 
-/// A fresh CA ("kube-sim-ca") and a serving certificate signed by it, valid for 127.0.0.1,
-/// ::1, localhost, the kubernetes service names, and `address` when it is a specific one.
-/// Throws std::runtime_error when OpenSSL fails.
+/// A fresh CA ("kube-sim-ca", kept with its key) and a serving certificate signed by it, valid for
+/// 127.0.0.1, ::1, localhost, the kubernetes service names, and `address` when it is a specific
+/// one. Throws std::runtime_error when OpenSSL fails.
 ServingCertificate generate_serving_certificate(const std::string& address);
 
 /// Reads a PEM certificate chain and its private key. The chain doubles as what clients trust
@@ -29,9 +30,14 @@ ServingCertificate generate_serving_certificate(const std::string& address);
 ServingCertificate load_serving_certificate(const std::string& cert_file,
                                             const std::string& key_file);
 
-/// A TLS >= 1.2 server context serving `certificate`. Throws std::runtime_error when the
-/// certificate or key does not load or they do not match.
+/// Reads the CA bundle that verifies client certificates (--client-ca-file). Throws
+/// std::runtime_error naming the unreadable file.
+std::string load_client_ca(const std::string& client_ca_file);
+
+/// A TLS >= 1.2 server context serving `certificate` that, with a `client_ca_pem`, requests
+/// client certificates and checks them against it (client_certificates.hpp). Throws
+/// std::runtime_error when the certificate, key or client CA does not load or they do not match.
 std::shared_ptr<boost::asio::ssl::context> make_server_tls_context(
-    const ServingCertificate& certificate);
+    const ServingCertificate& certificate, const std::string& client_ca_pem);
 
 }  // namespace rg::sim::auth

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,8 @@ struct UserInfo {
   std::string name;  ///< "kubernetes-admin", "system:serviceaccount:ns:sa"
   std::string uid;   ///< the ServiceAccount's uid for service account tokens
   std::vector<std::string> groups;
+  /// Extra attributes, e.g. authentication.kubernetes.io/credential-id of a client certificate.
+  std::map<std::string, std::vector<std::string>> extra;
 
   bool in_group(std::string_view group) const {
     return std::find(groups.begin(), groups.end(), group) != groups.end();
@@ -26,6 +29,8 @@ inline constexpr std::string_view kAnonymousUser = "system:anonymous";
 inline constexpr std::string_view kAllServiceAccounts = "system:serviceaccounts";
 /// The administrator of a kubeadm cluster (kube-sim's written kubeconfig authenticates as it).
 inline constexpr std::string_view kAdminUser = "kubernetes-admin";
+/// The extra key naming the credential a request authenticated with.
+inline constexpr std::string_view kCredentialIdKey = "authentication.kubernetes.io/credential-id";
 
 /// "system:serviceaccount:<namespace>:<name>".
 inline std::string service_account_username(std::string_view namespace_, std::string_view name) {
@@ -39,16 +44,19 @@ inline UserInfo service_account_user(std::string_view namespace_, std::string_vi
           std::string(uid),
           {std::string(kAllServiceAccounts),
            std::string(kAllServiceAccounts) + ":" + std::string(namespace_),
-           std::string(kAllAuthenticated)}};
+           std::string(kAllAuthenticated)},
+          {}};
 }
 
 inline UserInfo admin_user() {
-  return {
-      std::string(kAdminUser), "", {std::string(kSystemMasters), std::string(kAllAuthenticated)}};
+  return {std::string(kAdminUser),
+          "",
+          {std::string(kSystemMasters), std::string(kAllAuthenticated)},
+          {}};
 }
 
 inline UserInfo anonymous_user() {
-  return {std::string(kAnonymousUser), "", {std::string(kAllUnauthenticated)}};
+  return {std::string(kAnonymousUser), "", {std::string(kAllUnauthenticated)}, {}};
 }
 
 }  // namespace rg::sim::auth

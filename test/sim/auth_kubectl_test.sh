@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Stock kubectl against the kube-sim binary's serving security: HTTPS with the CA in the written
-# kubeconfig (and a wrong CA refused), 401 without credentials, `kubectl create token`, a
+# kubeconfig (and a wrong CA refused), the kubeconfig's kubeadm-style admin client certificate,
+# client certificates of --client-ca-file (CN = user, O = groups), 401 without credentials,
+# `kubectl create token`, a
 # ServiceAccount kubeconfig forbidden with the API server's message until a RoleBinding grants,
 # `kubectl auth can-i` / `auth whoami`, and --insecure-http. Runs with every kubectl found
 # (.tools/bin 1.35 and the system's). Usage: auth_kubectl_test.sh PATH/TO/kube-sim
@@ -18,6 +20,8 @@ source "$here/kube_sim_lib.sh"
 start_sim secure --nodes 1
 expect "HTTPS by default" "serving on https://127.0.0.1:" "$(cat "$work/secure.log")"
 expect "the kubeconfig carries the CA" "certificate-authority-data:" "$(cat "$work/secure.kubeconfig")"
+expect "the admin authenticates with a client certificate" "client-certificate-data:" "$(cat "$work/secure.kubeconfig")"
+grep -q "token:" "$work/secure.kubeconfig" && fail "the admin kubeconfig still carries a token"
 server=$(sed -n 's/.*server: "\(.*\)"/\1/p' "$work/secure.kubeconfig")
 
 # A CA that did not sign the serving certificate, and a kubeconfig with a token kube-sim never
@@ -109,9 +113,11 @@ for kubectl in "${kubectls[@]}"; do
   out=$(k create token nobody -n team 2>&1 || true)
   expect "token for a missing ServiceAccount" 'serviceaccounts "nobody" not found' "$out"
 
+  # A user of its own: kubectl would send the admin's client certificate along with the token,
+  # and the certificate authenticates first.
   cp "$work/secure.kubeconfig" "$work/sa.kubeconfig"
-  "$kubectl" --kubeconfig "$work/sa.kubeconfig" config set-credentials kube-sim-user --token="$token" >/dev/null
-  "$kubectl" --kubeconfig "$work/sa.kubeconfig" config set-context --current --namespace team >/dev/null
+  "$kubectl" --kubeconfig "$work/sa.kubeconfig" config set-credentials builder --token="$token" >/dev/null
+  "$kubectl" --kubeconfig "$work/sa.kubeconfig" config set-context --current --user builder --namespace team >/dev/null
 
   out=$(ks auth whoami 2>&1); expect "ServiceAccount identity" "system:serviceaccount:team:builder" "$out"
   expect "ServiceAccount groups" "system:serviceaccounts:team" "$out"
@@ -148,6 +154,40 @@ for kubectl in "${kubectls[@]}"; do
   out=$(ks get --raw /sim/faults 2>&1 || true)
   expect "a ServiceAccount may not" "forbidden: $sa_user cannot get path \"/sim/faults\"" "$out"
 done
+
+# --client-ca-file: certificates of another CA authenticate their CN and O; one without a CN
+# names no one (401 without other credentials).
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=team-ca -days 1 \
+  -keyout "$work/team-ca.key" -out "$work/team-ca.crt" 2>/dev/null
+client_cert() {  # client_cert <name> <subject>: $work/<name>.crt and .key signed by team-ca
+  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "$2" \
+    -keyout "$work/$1.key" -out "$work/$1.csr" 2>/dev/null
+  openssl x509 -req -in "$work/$1.csr" -CA "$work/team-ca.crt" -CAkey "$work/team-ca.key" \
+    -CAcreateserial -days 1 -extfile <(echo "extendedKeyUsage=clientAuth") -out "$work/$1.crt" 2>/dev/null
+}
+client_cert alice "/O=team/O=reviewers/CN=alice"
+client_cert nameless "/O=team"
+start_sim clientca --nodes 1 --client-ca-file "$work/team-ca.crt"
+expect "no admin certificate without the CA's key" "token:" "$(cat "$work/clientca.kubeconfig")"
+for who in alice nameless; do
+  cp "$work/clientca.kubeconfig" "$work/$who.kubeconfig"
+  "${kubectls[0]}" --kubeconfig "$work/$who.kubeconfig" config set-credentials "$who" --embed-certs \
+    --client-certificate "$work/$who.crt" --client-key "$work/$who.key" >/dev/null
+  "${kubectls[0]}" --kubeconfig "$work/$who.kubeconfig" config set-context --current --user "$who" >/dev/null
+done
+out=$("${kubectls[0]}" --kubeconfig "$work/alice.kubeconfig" --cache-dir "$work/alice-cache" auth whoami)
+expect "CN is the user" "alice" "$out"; expect "O is a group" "reviewers" "$out"
+expect "the API server's credential id" "X509SHA256=" "$out"
+out=$("${kubectls[0]}" --kubeconfig "$work/alice.kubeconfig" --cache-dir "$work/alice-cache" get pods 2>&1 || true)
+expect "the certificate's user meets RBAC" 'pods is forbidden: User "alice" cannot list resource "pods"' "$out"
+out=$("${kubectls[0]}" --kubeconfig "$work/nameless.kubeconfig" --cache-dir "$work/nameless-cache" get pods 2>&1 </dev/null || true)
+expect "a certificate without CN: 401" "You must be logged in to the server" "$out"
+# The secure kube-sim does not trust team-ca: its certificate authenticates no one there.
+cp "$work/alice.kubeconfig" "$work/alice-elsewhere.kubeconfig"
+"${kubectls[0]}" --kubeconfig "$work/alice-elsewhere.kubeconfig" config set-cluster kube-sim --server "$server" \
+  --embed-certs --certificate-authority "$work/ca.crt" >/dev/null
+out=$("${kubectls[0]}" --kubeconfig "$work/alice-elsewhere.kubeconfig" --cache-dir "$work/elsewhere-cache" get pods 2>&1 </dev/null || true)
+expect "a certificate of an untrusted CA: 401" "You must be logged in to the server" "$out"
 
 # HTTPS with a given self-signed certificate: the kubeconfig trusts it.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=kube-sim -days 1 \
