@@ -336,6 +336,8 @@ const KnownKind kKnownKinds[] = {
     {"authorization.k8s.io/v1", "SelfSubjectRulesReview", &kSelfSubjectRulesReview},
     {"policy/v1", "Eviction", &kEviction},
     {"policy/v1", "PodDisruptionBudget", &kPodDisruptionBudget},
+    {"autoscaling/v2", "HorizontalPodAutoscaler", &kHorizontalPodAutoscalerV2},
+    {"autoscaling/v1", "HorizontalPodAutoscaler", &kHorizontalPodAutoscalerV1},
     {"v1", "Service", &kService},
     {"rbac.authorization.k8s.io/v1", "Role", &kRole},
     {"rbac.authorization.k8s.io/v1", "ClusterRole", &kClusterRole},

@@ -34,9 +34,9 @@ Envelope decode_envelope(std::string_view body);
 /// The schema of a kind this decoder knows (Secret, ConfigMap, Namespace, ServiceAccount, Pod,
 /// Service in v1; Deployment in apps/v1; TokenRequest and SelfSubjectReview in
 /// authentication.k8s.io/v1; SelfSubjectAccessReview and SelfSubjectRulesReview in
-/// authorization.k8s.io/v1; Eviction and PodDisruptionBudget in
-/// policy/v1; Role, ClusterRole, RoleBinding, ClusterRoleBinding in rbac.authorization.k8s.io/v1;
-/// DeleteOptions in any group), or null.
+/// authorization.k8s.io/v1; Eviction and PodDisruptionBudget in policy/v1;
+/// HorizontalPodAutoscaler in autoscaling/v2 and autoscaling/v1; Role, ClusterRole, RoleBinding,
+/// ClusterRoleBinding in rbac.authorization.k8s.io/v1; DeleteOptions in any group), or null.
 const MessageSpec* find_schema(std::string_view api_version, std::string_view kind);
 
 /// Decodes one message with `spec` into a JSON object. Unknown fields are skipped. Throws

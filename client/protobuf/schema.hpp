@@ -91,6 +91,9 @@ extern const MessageSpec kSelfSubjectRulesReview;
 // policy/v1 (schemas_apps.cpp)
 extern const MessageSpec kEviction;
 extern const MessageSpec kPodDisruptionBudget;
+// autoscaling/v2 and autoscaling/v1 (schemas_autoscaling.cpp)
+extern const MessageSpec kHorizontalPodAutoscalerV2;
+extern const MessageSpec kHorizontalPodAutoscalerV1;
 // rbac.authorization.k8s.io/v1 (schemas_service_rbac.cpp)
 extern const MessageSpec kRole;
 extern const MessageSpec kClusterRole;

@@ -311,6 +311,54 @@ TEST_CASE("kubectl create pdb: PodDisruptionBudget") {
         expected(R"({"maxUnavailable":"25%","unhealthyPodEvictionPolicy":"AlwaysAllow"})"));
 }
 
+TEST_CASE("kubectl autoscale: HorizontalPodAutoscaler in autoscaling/v2 and v1") {
+  Encoder target;
+  target.bytes(1, "Deployment").bytes(2, "web").bytes(3, "apps/v1");
+  Encoder cpu;  // a Resource metric at 80% average utilization
+  cpu.bytes(1, "Resource")
+      .message(
+          4, Encoder().bytes(1, "cpu").message(2, Encoder().bytes(1, "Utilization").varint(4, 80)));
+  Encoder memory;  // a Pods metric with an average value and a selector
+  memory.bytes(1, "Pods").message(
+      3, Encoder()
+             .message(1, Encoder().bytes(1, "rps").message(2, Encoder().entry(1, "app", "web")))
+             .message(2, Encoder().bytes(1, "AverageValue").message(3, quantity("10k"))));
+  Encoder scale_down;
+  scale_down.bytes(1, "Min")
+      .message(2, Encoder().bytes(1, "Percent").varint(2, 100).varint(3, 15))
+      .varint(3, 0);
+  Encoder spec;
+  spec.message(1, target).varint(2, 2).varint(3, 5).message(4, cpu).message(4, memory).message(
+      5, Encoder().message(2, scale_down));
+  Encoder hpa;
+  hpa.message(1, new_object_meta("web", "default"))
+      .message(2, spec)
+      .message(3, Encoder().varint(4, 0));
+  CHECK(decoded(envelope("autoscaling/v2", "HorizontalPodAutoscaler", hpa)) ==
+        expected(R"({"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler",
+          "metadata":{"name":"web","namespace":"default"},
+          "spec":{"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},
+                  "minReplicas":2,"maxReplicas":5,
+                  "metrics":[
+                    {"type":"Resource","resource":{"name":"cpu",
+                      "target":{"type":"Utilization","averageUtilization":80}}},
+                    {"type":"Pods","pods":{
+                      "metric":{"name":"rps","selector":{"matchLabels":{"app":"web"}}},
+                      "target":{"type":"AverageValue","averageValue":"10k"}}}],
+                  "behavior":{"scaleDown":{"selectPolicy":"Min",
+                    "policies":[{"type":"Percent","value":100,"periodSeconds":15}],
+                    "stabilizationWindowSeconds":0}}},
+          "status":{"desiredReplicas":0}})"));
+
+  Encoder v1_spec;
+  v1_spec.message(1, target).varint(2, 1).varint(3, 3).varint(4, 50);
+  CHECK(decoded(envelope("autoscaling/v1", "HorizontalPodAutoscaler",
+                         Encoder().message(1, new_object_meta("web")).message(2, v1_spec)))
+            .at("spec") ==
+        expected(R"({"scaleTargetRef":{"kind":"Deployment","name":"web","apiVersion":"apps/v1"},
+                     "minReplicas":1,"maxReplicas":3,"targetCPUUtilizationPercentage":50})"));
+}
+
 TEST_CASE("kubectl create deployment") {
   CHECK(decoded(deployment_body()) == expected(R"({
     "apiVersion":"apps/v1","kind":"Deployment",
