@@ -1,17 +1,20 @@
-// Reading a response body incrementally through Beast's buffer_body parser.
+// Reading a response body incrementally: large socket reads into the connection's buffer, the
+// framing taken off in place (BodyFraming), the body handed out as views of that buffer, and one
+// watchdog timer for the deadline instead of a timer per read.
 #include "client/transport/body_reader.hpp"
 
+#include <boost/asio/error.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/beast/http/error.hpp>
-#include <boost/beast/http/read.hpp>
+#include <boost/beast/core/error.hpp>
+
+#include <algorithm>
 
 #include "client/transport/response_state.hpp"
 
 namespace rg::client {
 
 namespace asio = boost::asio;
-namespace http = boost::beast::http;
 
 BodyReader::BodyReader() = default;
 BodyReader::BodyReader(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -29,12 +32,13 @@ const HttpHeaders& BodyReader::headers() const {
 bool BodyReader::done() const { return !state_ || state_->done; }
 
 void BodyReader::set_deadline(Deadline deadline) {
-  if (state_) state_->deadline = deadline;
+  if (state_ && state_->watchdog) state_->watchdog->set_deadline(deadline);
 }
 
 void BodyReader::close() {
   if (state_) {
     state_->done = true;
+    if (state_->watchdog) state_->watchdog->stop();
     state_->lease.release();
   }
 }
@@ -42,36 +46,49 @@ void BodyReader::close() {
 asio::awaitable<std::string_view> BodyReader::read_some() {
   if (done()) co_return std::string_view();
   auto& state = *state_;
-  const auto finish = [&state] {
-    state.done = true;
-    state.lease.reusable = state.parser.keep_alive();
-    state.lease.release();
-  };
   auto& connection = *state.lease.connection;
-  connection.set_deadline(state.deadline);
+  auto& buffer = connection.buffer();
+  // Throws the TransportError for `ec`, having closed the connection.
+  const auto fail = [&](boost::system::error_code ec) {
+    auto error = connection.error(ec, IoStage::kReadBody);  // before close() drops connection
+    close();
+    throw error;  // NOLINT(misc-throw-by-value-catch-by-reference): made before close()
+  };
   for (;;) {
-    if (state.parser.is_done()) {
-      finish();
+    if (state.framing.done()) {  // also after the last piece was handed out by the last call
+      state.done = true;
+      state.watchdog->stop();
+      state.lease.reusable = state.parser.keep_alive();
+      state.lease.release();
       co_return std::string_view();
     }
-    auto& body = state.parser.get().body();
-    body.data = state.chunk.data();
-    body.size = state.chunk.size();
+    if (buffer.size() != 0) {
+      const auto* data = static_cast<const char*>(buffer.data().data());
+      const std::size_t available = std::min(buffer.size(), State::kReadSize);
+      std::string_view input(data, available);
+      boost::system::error_code ec;
+      const std::string_view piece = state.framing.next(input, ec);
+      // The piece stays valid after consume(): the bytes are only overwritten by the next read.
+      buffer.consume(available - input.size());
+      if (ec) fail(ec);
+      if (!piece.empty()) co_return piece;
+      if (state.framing.done()) continue;
+    }
+    if (state.watchdog->expired()) fail(boost::beast::error::timeout);
     boost::system::error_code ec;
-    co_await http::async_read_some(connection.stream(), connection.buffer(), state.parser,
-                                   asio::redirect_error(asio::use_awaitable, ec));
-    if (ec == http::error::need_buffer) ec = {};
-    if (ec) {
-      auto error = connection.error(ec, IoStage::kReadBody);  // before close() drops connection
-      close();
-      throw error;  // NOLINT(misc-throw-by-value-catch-by-reference): made before close()
+    const std::size_t size = co_await connection.stream().async_read_some(
+        buffer.prepare(State::kReadSize), asio::redirect_error(asio::use_awaitable, ec));
+    buffer.commit(size);
+    if (!ec) continue;
+    if (ec == asio::error::eof && state.framing.ends_at_close()) {
+      state.done = true;
+      close();  // an until-close body: the connection cannot be reused
+      co_return std::string_view();
     }
-    const auto size = state.chunk.size() - state.parser.get().body().size;
-    if (state.parser.is_done()) {
-      finish();
-      co_return std::string_view(state.chunk.data(), size);
+    if (ec == asio::error::operation_aborted && state.watchdog->expired()) {
+      ec = boost::beast::error::timeout;
     }
-    if (size > 0) co_return std::string_view(state.chunk.data(), size);
+    fail(ec);
   }
 }
 

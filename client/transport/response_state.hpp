@@ -1,26 +1,53 @@
-// BodyReader::State: the connection lease and Beast parser behind a BodyReader. Internal to the
-// transport: Transport fills it when the response header arrives, BodyReader drains the body.
+// BodyReader::State: the connection lease, the parsed response header, the body's framing and
+// its read watchdog behind a BodyReader. Internal to the transport: Transport fills it when the
+// response header arrives (start_body), BodyReader drains the body from the connection's buffer.
 #pragma once
 
-#include <boost/beast/http/buffer_body.hpp>
+#include <boost/beast/http/empty_body.hpp>
 #include <boost/beast/http/parser.hpp>
 
-#include <array>
+#include <memory>
 
+#include "client/transport/body_framing.hpp"
 #include "client/transport/body_reader.hpp"
 #include "client/transport/connection_pool.hpp"
+#include "client/transport/read_watchdog.hpp"
 
 namespace rg::client {
 
 struct BodyReader::State {
-  static constexpr std::size_t kChunkSize = std::size_t{64} * 1024;
+  /// Bytes asked of the socket per read: large, so a fast stream costs few system calls. Also
+  /// the most a piece of the body handed out at once holds.
+  static constexpr std::size_t kReadSize = std::size_t{64} * 1024;
 
   explicit State(ConnectionLease lease) : lease(std::move(lease)) {}
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+  ~State() {
+    if (watchdog) watchdog->stop();
+  }
+
+  /// After the header: the body's framing from it, and its deadline on the watchdog (the
+  /// connection's own per-operation timeout is switched off for the body).
+  void start_body(Deadline deadline) {
+    if (parser.is_done()) {
+      framing = BodyFraming::none();
+    } else if (parser.chunked()) {
+      framing = BodyFraming::chunked();
+    } else if (const auto length = parser.content_length()) {
+      framing = BodyFraming::length(*length);
+    } else {
+      framing = BodyFraming::until_close();
+    }
+    lease.connection->set_deadline(kNoDeadline);
+    watchdog = ReadWatchdog::create(*lease.connection);
+    watchdog->set_deadline(deadline);
+  }
 
   ConnectionLease lease;
-  boost::beast::http::response_parser<boost::beast::http::buffer_body> parser;
-  std::array<char, kChunkSize> chunk;
-  Deadline deadline = kNoDeadline;
+  boost::beast::http::response_parser<boost::beast::http::empty_body> parser;
+  BodyFraming framing = BodyFraming::none();
+  std::shared_ptr<ReadWatchdog> watchdog;
   int status = 0;
   HttpHeaders headers;
   bool done = false;

@@ -131,7 +131,7 @@ asio::awaitable<BodyReader> Transport::send(HttpRequest request, Deadline deadli
       for (const auto& field : parser.get()) {
         state->headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
       }
-      state->deadline = deadline;
+      state->start_body(deadline);
       co_return BodyReader(std::move(state));
     } catch (const TransportError& error) {
       // A kept-alive connection the server had already closed: the request never reached it.
