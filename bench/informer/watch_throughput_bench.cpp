@@ -5,10 +5,16 @@
 //
 // The API server is a stand-in that costs next to nothing: it answers the LIST with an empty
 // list and the WATCH with one pre-encoded chunked body (ADDED for every pod, then MODIFIED
-// rounds, each with a new resourceVersion), written from memory on its own thread. So the figure
-// is the informer's, not a server's.
+// rounds, each with a new resourceVersion), written from memory on its own thread. A bare
+// socket-drain client (large reads, no parsing) shows how fast it delivers, so the informer
+// figure is the informer's, not the server's.
 //
-// Usage: informer_watch_bench [pods] [rounds]   (default 10000 pods, 5 MODIFIED rounds)
+// Each case reports wall-clock events/s and events per CPU-second of the thread doing the work
+// (the informer runs on one thread), the latter steady on a machine shared with other work.
+//
+// Usage: informer_watch_bench [pods] [rounds] [runs] [cases]   (default 10000 pods, 5 MODIFIED
+//        rounds, 3 runs, cases "parse,drain,informer"; the medians come last). One case alone,
+//        e.g. "informer", is for profiling.
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -20,6 +26,9 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
+#include <time.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -99,9 +108,8 @@ class FakeApiServer {
     for (auto& connection : connections_) connection.join();
   }
 
-  std::string address() const {
-    return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port());
-  }
+  unsigned short port() const { return acceptor_.local_endpoint().port(); }
+  std::string address() const { return "http://127.0.0.1:" + std::to_string(port()); }
 
  private:
   void accept_loop() {
@@ -144,9 +152,36 @@ class FakeApiServer {
   std::thread accepting_;
 };
 
+// One measured case: wall seconds and CPU seconds of the thread that did the work.
+struct Sample {
+  double wall = 0;
+  double cpu = 0;
+};
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+class Stopwatch {
+ public:
+  Sample stop() const { return {seconds_since(wall_), thread_cpu_seconds() - cpu_}; }
+
+ private:
+  Clock::time_point wall_ = Clock::now();
+  double cpu_ = thread_cpu_seconds();
+};
+
+void report(const char* what, const Sample& sample, std::size_t events, std::size_t bytes) {
+  std::printf("  %-34s %8.0f events/s %6.0f MB/s | %8.0f events/CPU-s (%.3f s, %.3f CPU-s)\n", what,
+              events / sample.wall, bytes / 1e6 / sample.wall, events / sample.cpu, sample.wall,
+              sample.cpu);
+}
+
 // Bare boost::json::parse of every event line: the reference rate.
-void bare_parse(const std::string& body, std::size_t events) {
-  const auto start = Clock::now();
+Sample bare_parse(const std::string& body, std::size_t events) {
+  const Stopwatch watch;
   std::size_t parsed = 0;
   for (std::size_t at = 0; at < body.size();) {
     const std::size_t end = body.find('\n', at);
@@ -154,15 +189,27 @@ void bare_parse(const std::string& body, std::size_t events) {
     parsed += event.is_object();
     at = end + 1;
   }
-  const double took = seconds_since(start);
+  const Sample sample = watch.stop();
   if (parsed != events) std::fprintf(stderr, "parsed %zu events, expected %zu\n", parsed, events);
-  std::printf(
-      "  bare boost::json::parse per event: %zu events, %.1f MB in %.3f s = %.0f MB/s, %.0f "
-      "events/s\n",
-      events, body.size() / 1e6, took, body.size() / 1e6 / took, events / took);
+  return sample;
 }
 
-void informer_watch(const std::string& address, std::size_t events, std::size_t bytes) {
+// The server's delivery rate: a client that only drains the watch response from the socket.
+Sample socket_drain(const FakeApiServer& server, std::size_t response_bytes) {
+  asio::io_context io;
+  tcp::socket socket(io);
+  socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), server.port()));
+  const Stopwatch watch;
+  asio::write(socket, asio::buffer(std::string_view(
+                          "GET /api/v1/pods?watch=true HTTP/1.1\r\nHost: bench\r\n\r\n")));
+  std::vector<char> buffer(std::size_t{128} * 1024);
+  for (std::size_t received = 0; received < response_bytes;) {
+    received += socket.read_some(asio::buffer(buffer));
+  }
+  return watch.stop();
+}
+
+Sample informer_watch(const std::string& address, std::size_t events) {
   asio::io_context io;
   rg::client::RestConfig config;
   config.host = address;
@@ -180,22 +227,33 @@ void informer_watch(const std::string& address, std::size_t events, std::size_t 
                                        .on_delete = [&](const auto&) { ++handled; }});
   asio::cancellation_signal stop;
   bool ended = false;
-  const auto start = Clock::now();
+  const Stopwatch watch;
   asio::co_spawn(
       io, informer.run(),
       asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr) { ended = true; }));
   while (handled < events && !ended) io.run_one();
-  const double took = seconds_since(start);
+  const Sample sample = watch.stop();
   stop.emit(asio::cancellation_type::terminal);
   while (!ended) io.run_one();
   if (handled < events) {
     std::fprintf(stderr, "the informer stopped after %zu of %zu events\n", handled, events);
     std::exit(1);
   }
-  std::printf(
-      "  informer, socket -> handler: %zu events, %.1f MB in %.3f s = %.0f MB/s, %.0f "
-      "events/s (%zu pods cached)\n",
-      events, bytes / 1e6, took, bytes / 1e6 / took, events / took, informer.indexer().size());
+  if (informer.indexer().size() * (events / informer.indexer().size()) != events) {
+    std::fprintf(stderr, "the cache holds %zu pods\n", informer.indexer().size());
+    std::exit(1);
+  }
+  return sample;
+}
+
+Sample median(std::vector<Sample> samples) {
+  auto middle = [&](auto member) {
+    std::vector<double> values;
+    for (const Sample& sample : samples) values.push_back(sample.*member);
+    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+    return values[values.size() / 2];
+  };
+  return {middle(&Sample::wall), middle(&Sample::cpu)};
 }
 
 }  // namespace
@@ -203,16 +261,45 @@ void informer_watch(const std::string& address, std::size_t events, std::size_t 
 int main(int argc, char** argv) {
   const std::size_t pods = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000;
   const std::size_t rounds = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 5;
-  if (pods == 0) {
-    std::fprintf(stderr, "usage: informer_watch_bench [pods] [rounds]  (pods > 0)\n");
+  const std::size_t runs = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 3;
+  const std::string cases = argc > 4 ? argv[4] : "parse,drain,informer";
+  if (pods == 0 || runs == 0) {
+    std::fprintf(stderr,
+                 "usage: informer_watch_bench [pods] [rounds] [runs] [cases]  (pods, runs > 0; "
+                 "cases: parse,drain,informer)\n");
     return 2;
   }
+  const auto wanted = [&](std::string_view name) { return cases.find(name) != std::string::npos; };
   const std::size_t events = pods * (rounds + 1);
   const std::string body = watch_events(pods, rounds);
-  std::printf("%zu realistic pods, %zu watch events (%.0f bytes/event)\n", pods, events,
-              static_cast<double>(body.size()) / static_cast<double>(events));
-  bare_parse(body, events);
-  FakeApiServer server(chunked_response(body));
-  informer_watch(server.address(), events, body.size());
+  std::printf("%zu realistic pods, %zu watch events (%.0f bytes/event), %zu runs\n", pods, events,
+              static_cast<double>(body.size()) / static_cast<double>(events), runs);
+  const std::string response = chunked_response(body);
+  FakeApiServer server(response);
+  std::vector<Sample> parse;
+  std::vector<Sample> drain;
+  std::vector<Sample> informer;
+  constexpr const char* kParse = "bare boost::json::parse per event";
+  constexpr const char* kDrain = "socket drain (server's rate)";
+  constexpr const char* kInformer = "informer, socket -> handler";
+  for (std::size_t run = 1; run <= runs; ++run) {
+    std::printf("run %zu\n", run);
+    if (wanted("parse")) {
+      parse.push_back(bare_parse(body, events));
+      report(kParse, parse.back(), events, body.size());
+    }
+    if (wanted("drain")) {
+      drain.push_back(socket_drain(server, response.size()));
+      report(kDrain, drain.back(), events, body.size());
+    }
+    if (wanted("informer")) {
+      informer.push_back(informer_watch(server.address(), events));
+      report(kInformer, informer.back(), events, body.size());
+    }
+  }
+  std::printf("median of %zu runs\n", runs);
+  if (!parse.empty()) report(kParse, median(parse), events, body.size());
+  if (!drain.empty()) report(kDrain, median(drain), events, body.size());
+  if (!informer.empty()) report(kInformer, median(informer), events, body.size());
   return 0;
 }
