@@ -1,9 +1,11 @@
 // The Table encoder for `kubectl get`: printer columns of the built-in printers (KK
 // pkg/printers/internalversion/printers.go) for nodes, pods, deployments, replicasets,
-// namespaces and leases; Name + Created At for everything else (the default table convertor).
+// namespaces, leases and horizontalpodautoscalers; Name + Created At for everything else (the
+// default table convertor).
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <ctime>
 
@@ -157,6 +159,32 @@ std::vector<Column> columns_for(const ResourceType& type) {
     return {{"Name", "string", "name", 0, kName},
             {"Holder", "string", "", 0, "The holder of the lease."},
             {"Age", "string", "", 0, kAge}};
+  if (type.group == "autoscaling" && r == "horizontalpodautoscalers")
+    return {{"Name", "string", "name", 0, kName},
+            {"Reference", "string", "", 0,
+             "scaleTargetRef points to the target resource to scale, and is used to the pods for "
+             "which metrics should be collected, as well as to actually change the replica count."},
+            {"Targets", "string", "", 0,
+             "metrics contains the specifications for which to use to calculate the desired "
+             "replica count (the maximum replica count across all metrics will be used).  The "
+             "desired replica count is calculated multiplying the ratio between the target value "
+             "and the current value by the current number of pods.  Ergo, metrics used must "
+             "decrease as the pod count is increased, and vice-versa.  See the individual metric "
+             "source types for more information about how each type of metric must respond. If "
+             "not set, the default metric will be set to 80% average CPU utilization."},
+            {"MinPods", "string", "", 0,
+             "minReplicas is the lower limit for the number of replicas to which the autoscaler "
+             "can scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha "
+             "feature gate HPAScaleToZero is enabled and at least one Object or External metric "
+             "is configured.  Scaling is active as long as at least one metric value is "
+             "available."},
+            {"MaxPods", "string", "", 0,
+             "maxReplicas is the upper limit for the number of replicas to which the autoscaler "
+             "can scale up. It cannot be less that minReplicas."},
+            {"Replicas", "string", "", 0,
+             "currentReplicas is current number of replicas of pods managed by this autoscaler, "
+             "as last seen by the autoscaler."},
+            {"Age", "string", "", 0, kAge}};
   return {{"Name", "string", "name", 0, kName}, {"Created At", "date", "", 0, kAge}};
 }
 
@@ -257,6 +285,90 @@ json::array node_cells(const json::object& node, const json::object* metadata) {
                      or_unknown(string_at(info, "containerRuntimeVersion"))};
 }
 
+// A resource.Quantity as stored (a string; a number when a client wrote one).
+std::string quantity_at(const json::object* parent, std::string_view key) {
+  if (parent == nullptr) return "0";
+  const auto* value = parent->if_contains(key);
+  if (value == nullptr) return "0";
+  if (value->is_string()) return std::string(value->get_string());
+  return value->is_number() ? json::serialize(*value) : std::string("0");
+}
+
+// One autoscaling/v2 metric as printers.go formatHPAMetrics writes it: "current/target", with
+// the resource name in front for (container) resource metrics and "(avg)" for average values of
+// object and external metrics.
+std::string hpa_metric(const json::object& spec, const json::object* status) {
+  const std::string type = string_at(&spec, "type");
+  const std::string field =
+      type.empty() ? std::string()
+                   : std::string(1, static_cast<char>(std::tolower(type[0]))) + type.substr(1);
+  const auto* source = object_at(spec, field);
+  const auto* target = source != nullptr ? object_at(*source, "target") : nullptr;
+  const auto* observed =
+      status != nullptr && string_at(status, "type") == type ? object_at(*status, field) : nullptr;
+  const auto* current = observed != nullptr ? object_at(*observed, "current") : nullptr;
+  const bool average = target != nullptr && target->contains("averageValue");
+  std::string now = "<unknown>";
+  if (type == "External" || type == "Object") {
+    if (average) {
+      if (current != nullptr && current->contains("averageValue"))
+        now = quantity_at(current, "averageValue");
+      return fmt::format("{}/{} (avg)", now, quantity_at(target, "averageValue"));
+    }
+    if (observed != nullptr) now = quantity_at(current, "value");
+    return fmt::format("{}/{}", now, quantity_at(target, "value"));
+  }
+  if (type == "Pods") {
+    if (observed != nullptr) now = quantity_at(current, "averageValue");
+    return fmt::format("{}/{}", now, quantity_at(target, "averageValue"));
+  }
+  if (type == "Resource" || type == "ContainerResource") {
+    const std::string name = string_at(source, "name");
+    if (average) {
+      if (observed != nullptr) now = quantity_at(current, "averageValue");
+      return fmt::format("{}: {}/{}", name, now, quantity_at(target, "averageValue"));
+    }
+    if (current != nullptr && current->contains("averageUtilization"))
+      now = fmt::format("{}%", int_at(current, "averageUtilization"));
+    const std::string goal = target != nullptr && target->contains("averageUtilization")
+                                 ? fmt::format("{}%", int_at(target, "averageUtilization"))
+                                 : std::string("<auto>");
+    return fmt::format("{}: {}/{}", name, now, goal);
+  }
+  return "<unknown type>";
+}
+
+// printers.go formatHPAMetrics: the first two metrics, then "+ N more...".
+std::string hpa_targets(const json::object* spec, const json::object* status) {
+  const auto* metrics = array_at(spec, "metrics");
+  if (metrics == nullptr || metrics->empty()) return "<none>";
+  const auto* observed = array_at(status, "currentMetrics");
+  constexpr std::size_t kShown = 2;
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < metrics->size() && i < kShown; ++i) {
+    const auto* current =
+        observed != nullptr && i < observed->size() ? (*observed)[i].if_object() : nullptr;
+    if (const auto* metric = (*metrics)[i].if_object())
+      shown.push_back(hpa_metric(*metric, current));
+  }
+  std::string text = fmt::format("{}", fmt::join(shown, ", "));
+  if (metrics->size() > kShown) text += fmt::format(" + {} more...", metrics->size() - kShown);
+  return text;
+}
+
+json::array hpa_cells(const json::object* metadata, const json::object* spec,
+                      const json::object* status) {
+  const auto* target = spec != nullptr ? object_at(*spec, "scaleTargetRef") : nullptr;
+  const bool has_min = spec != nullptr && spec->contains("minReplicas");
+  return json::array{json::string(string_at(metadata, "name")),
+                     fmt::format("{}/{}", string_at(target, "kind"), string_at(target, "name")),
+                     hpa_targets(spec, status),
+                     has_min ? std::to_string(int_at(spec, "minReplicas")) : std::string("<unset>"),
+                     int_at(spec, "maxReplicas"),
+                     int_at(status, "currentReplicas"),
+                     age(metadata)};
+}
+
 json::array cells_for(const ResourceType& type, const json::object& object) {
   const auto* metadata = object_at(object, "metadata");
   const auto* spec = object_at(object, "spec");
@@ -290,6 +402,8 @@ json::array cells_for(const ResourceType& type, const json::object& object) {
     return json::array{name, json::string(holder.empty() ? "<none>" : holder),
                        json::string(age(metadata))};
   }
+  if (type.group == "autoscaling" && r == "horizontalpodautoscalers")
+    return hpa_cells(metadata, spec, status);
   return json::array{name, json::string(string_at(metadata, "creationTimestamp"))};
 }
 
