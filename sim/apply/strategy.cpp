@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/api_error.hpp"
+#include "sim/apply/autoscaling.hpp"
 #include "sim/json_fields.hpp"
 
 namespace rg::sim::apply {
@@ -41,6 +42,10 @@ bool is_dns_subdomain(std::string_view name) {
 
 void set_default(json::object& object, std::string_view key, json::value value) {
   if (!object.contains(key)) object[key] = std::move(value);
+}
+
+bool is_horizontal_pod_autoscaler(const ResourceType& type) {
+  return type.group == "autoscaling" && type.resource == "horizontalpodautoscalers";
 }
 
 }  // namespace
@@ -86,6 +91,7 @@ std::string name_problem(const ResourceType& type, std::string_view name) {
 // Defaults the API server applies (KK pkg/apis/*/v1/defaults.go), for the fields controllers
 // and kubectl read.
 void apply_defaults(const ResourceType& type, json::object& object) {
+  if (is_horizontal_pod_autoscaler(type)) default_horizontal_pod_autoscaler(object);
   if (type.group == "apps" && (type.resource == "deployments" || type.resource == "replicasets" ||
                                type.resource == "statefulsets")) {
     auto& spec = object_at(object, "spec");
@@ -161,6 +167,7 @@ void validate(const ResourceType& type, const json::object& object) {
                                         replicas->get_int64())});
     }
   }
+  if (is_horizontal_pod_autoscaler(type)) validate_horizontal_pod_autoscaler(object, problems);
   if (!problems.empty()) throw errors::invalid(type.group, type.kind, name, problems);
 }
 

@@ -21,7 +21,7 @@ std::string name_problem(const ResourceType& type, std::string_view name);
 
 /// The defaults the API server applies (pkg/apis/*/v1/defaults.go) to the fields controllers
 /// and kubectl read: Deployment/ReplicaSet/StatefulSet spec, Pod spec and the
-/// DefaultTolerationSeconds tolerations.
+/// DefaultTolerationSeconds tolerations, HorizontalPodAutoscaler spec (autoscaling.hpp).
 void apply_defaults(const ResourceType& type, boost::json::object& object);
 
 /// Status a create may not set (PrepareForCreate): workloads start without status, pods
@@ -29,7 +29,7 @@ void apply_defaults(const ResourceType& type, boost::json::object& object);
 void reset_status_on_create(const ResourceType& type, boost::json::object& object);
 
 /// Throws ApiError 422 for what the kind's validation refuses (selector required, negative
-/// replicas).
+/// replicas, the HorizontalPodAutoscaler rules).
 void validate(const ResourceType& type, const boost::json::object& object);
 
 /// apiextensions.k8s.io/v1 customresourcedefinitions.

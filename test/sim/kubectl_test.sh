@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stock kubectl against the kube-sim binary: get, apply (client- and server-side), patch, label,
-# scale, delete and get -w. Usage: kubectl_test.sh PATH/TO/kube-sim
+# scale, autoscale (HorizontalPodAutoscaler defaults, validation and columns), delete and get -w. Usage: kubectl_test.sh PATH/TO/kube-sim
 set -euo pipefail
 sim=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -78,6 +78,32 @@ out=$(k create pdb web --selector=app=web --min-available=1 2>&1) || fail "creat
 expect "create pdb (protobuf)" "poddisruptionbudget.policy/web created" "$out"
 out=$(k get pdb web -o jsonpath='{.spec.minAvailable} {.spec.selector.matchLabels.app}')
 expect "the PodDisruptionBudget as sent" "1 web" "$out"
+out=$(k autoscale deployment web --min 2 --max 5 2>&1) || fail "autoscale: $out"
+expect "autoscale (protobuf)" "horizontalpodautoscaler.autoscaling/web autoscaled" "$out"
+out=$(k get hpa web)
+expect "HPA printer columns" "NAME   REFERENCE        TARGETS" "$out"; expect "HPA columns" "MINPODS   MAXPODS   REPLICAS   AGE" "$out"
+expect "HPA row: the defaulted CPU metric" "Deployment/web   cpu: <unknown>/80%   2         5         0" "$out"
+out=$(k get hpa web -o jsonpath='{.spec.minReplicas} {.spec.maxReplicas} {.spec.scaleTargetRef.kind}/{.spec.scaleTargetRef.name}')
+expect "the HorizontalPodAutoscaler as sent" "2 5 Deployment/web" "$out"
+cat >"$work/hpa.yaml" <<'YAML'
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: api
+spec:
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: api}
+  maxReplicas: 4
+  behavior:
+    scaleDown: {stabilizationWindowSeconds: 60}
+YAML
+k apply -f "$work/hpa.yaml" >/dev/null
+out=$(k get hpa api -o jsonpath='{.spec.minReplicas} {.spec.behavior.scaleDown.stabilizationWindowSeconds} {.spec.behavior.scaleDown.selectPolicy} {.spec.behavior.scaleUp.policies[*].type}')
+expect "HPA defaults: minReplicas and the behavior rules" "1 60 Max Pods Percent" "$out"
+sed -e 's/name: api$/name: bad/' -e 's/maxReplicas: 4/maxReplicas: 0/' "$work/hpa.yaml" >"$work/bad-hpa.yaml"
+out=$(k apply -f "$work/bad-hpa.yaml" 2>&1 || true)
+expect "HPA validation: Invalid" '"bad" is invalid' "$out"
+expect "HPA validation: maxReplicas" 'spec.maxReplicas: Invalid value: 0: must be greater than 0' "$out"
+expect "HPA validation: maxReplicas >= minReplicas" 'spec.maxReplicas: Invalid value: 0: must be greater than or equal to `minReplicas`' "$out"
 
 # get -w: the list, then the change, then the stream ends when the server-side timeout fires.
 k get cm -w --request-timeout=0 >"$work/watch.out" 2>&1 &
