@@ -28,40 +28,51 @@ AuthFilter::AuthFilter(Registry& registry, AuthOptions options)
   if (options_.enabled) bootstrap_policy(registry);
 }
 
-std::optional<HttpResponse> AuthFilter::handle(const HttpRequest& request) const {
+std::optional<Attributes> AuthFilter::admit(const HttpRequest& request) const {
   if (!options_.enabled && !may_be_served_here(request)) return std::nullopt;
   UserInfo user = options_.enabled
                       ? impersonate(request, authenticator_.authenticate(request), authorizer_)
                       : admin_user();
-  const Attributes attributes = request_attributes(request, std::move(user));
+  Attributes attributes = request_attributes(request, std::move(user));
   if (options_.enabled) {
     const Decision decision = authorizer_.authorize(attributes);
     if (!decision.allowed) throw forbidden(attributes, decision.reason);
   }
   if (!attributes.resource_request || attributes.verb != "create" || attributes.version != "v1")
     return std::nullopt;
-  if (attributes.group.empty() && attributes.resource == "serviceaccounts" &&
-      attributes.subresource == "token" && !attributes.namespace_.empty())
+  const bool token = attributes.group.empty() && attributes.resource == "serviceaccounts" &&
+                     attributes.subresource == "token" && !attributes.namespace_.empty();
+  const bool review = attributes.name.empty() && attributes.namespace_.empty() &&
+                      ((attributes.group == "authorization.k8s.io" &&
+                        (attributes.resource == "selfsubjectaccessreviews" ||
+                         attributes.resource == "selfsubjectrulesreviews")) ||
+                       (attributes.group == "authentication.k8s.io" &&
+                        attributes.resource == "selfsubjectreviews"));
+  if (!token && !review) return std::nullopt;
+  return attributes;
+}
+
+HttpResponse AuthFilter::serve(const HttpRequest& request, const Attributes& attributes) const {
+  if (attributes.resource == "serviceaccounts")
     return token_requests_.serve(request, attributes.namespace_, attributes.name);
-  if (!attributes.name.empty() || !attributes.namespace_.empty()) return std::nullopt;
-  if (attributes.group == "authorization.k8s.io" &&
-      attributes.resource == "selfsubjectaccessreviews")
+  if (attributes.resource == "selfsubjectaccessreviews")
     return serve_self_subject_access_review(request, attributes.user, authorizer_);
-  if (attributes.group == "authorization.k8s.io" &&
-      attributes.resource == "selfsubjectrulesreviews")
+  if (attributes.resource == "selfsubjectrulesreviews")
     return serve_self_subject_rules_review(request, attributes.user, authorizer_);
-  if (attributes.group == "authentication.k8s.io" && attributes.resource == "selfsubjectreviews")
-    return serve_self_subject_review(request, attributes.user);
-  return std::nullopt;
+  return serve_self_subject_review(request, attributes.user);
 }
 
 boost::asio::awaitable<bool> AuthFilter::intercept(HttpRequest& request, ResponseStream& stream) {
-  auto response = handle(request);
-  if (!response) {
-    if (!next_) co_return false;
-    co_return co_await next_(request, stream);
+  const auto served_here = admit(request);
+  // The next hook (injected faults) runs for the endpoints answered here too: a faulted
+  // SelfSubjectAccessReview fails like any other request.
+  if (next_) {
+    const bool answered = co_await next_(request, stream);
+    if (answered) co_return true;
   }
-  co_await stream.send(*response);
+  if (!served_here) co_return false;
+  HttpResponse response = serve(request, *served_here);
+  co_await stream.send(response);
   co_return true;
 }
 

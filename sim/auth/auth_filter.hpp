@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "sim/api_server.hpp"
+#include "sim/auth/attributes.hpp"
 #include "sim/auth/auth_options.hpp"
 #include "sim/auth/authenticator.hpp"
 #include "sim/auth/rbac_authorizer.hpp"
@@ -28,17 +29,21 @@ class AuthFilter {
   const RbacAuthorizer& authorizer() const { return authorizer_; }
   const TokenRequests& token_requests() const { return token_requests_; }
 
-  /// Authenticates and authorizes `request`; returns the answer of an endpoint served here, or
-  /// nullopt to pass the request on. Throws ApiError (401, 403, and the endpoints' errors).
-  std::optional<HttpResponse> handle(const HttpRequest& request) const;
-
-  /// The hook to run for requests that pass and are not served here (faults, admin endpoint).
+  /// The hook to run for every request that passes (faults, admin endpoint), before the
+  /// endpoints served here answer.
   void set_next(RequestHook next) { next_ = std::move(next); }
 
-  /// The RequestHook: handle(), sending what it answers, else the next hook. True when answered.
+  /// The RequestHook: authenticates and authorizes (throwing 401/403), runs the next hook, then
+  /// answers the endpoints served here. True when answered.
   boost::asio::awaitable<bool> intercept(HttpRequest& request, ResponseStream& stream);
 
  private:
+  /// Authenticates and authorizes `request` (throws ApiError 401/403); the attributes of an
+  /// endpoint served here, or nullopt to pass the request on.
+  std::optional<Attributes> admit(const HttpRequest& request) const;
+  /// Answers an endpoint admit() accepted. Throws ApiError for the endpoints' errors.
+  HttpResponse serve(const HttpRequest& request, const Attributes& attributes) const;
+
   AuthOptions options_;
   Authenticator authenticator_;
   RbacAuthorizer authorizer_;

@@ -191,3 +191,23 @@ TEST_CASE("injected faults answer Status errors with Retry-After") {
   CHECK(call(port, "DELETE", "/sim/faults").status == 200);
   CHECK(call(port, "GET", "/api/v1/pods").status == 200);
 }
+
+TEST_CASE("injected faults apply to the endpoints sim/auth answers: access reviews, tokens") {
+  rg::sim::Server server;
+  auto port = server.port();
+  const std::string access_review = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+  const std::string review_body =
+      R"({"spec":{"resourceAttributes":{"verb":"list","resource":"pods"}}})";
+  const std::string whoami = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+  const std::string token = "/api/v1/namespaces/default/serviceaccounts/default/token";
+  REQUIRE(call(port, "POST", access_review, review_body).status == 201);
+  REQUIRE(call(port, "PUT", "/sim/faults", R"({"errorRate":1,"errorCode":500})").status == 200);
+  auto faulted = call(port, "POST", access_review, review_body);
+  CHECK(faulted.status == 500);
+  CHECK(faulted.json().at("reason") == "InternalError");
+  CHECK(call(port, "POST", whoami, "{}").status == 500);
+  CHECK(call(port, "POST", token, R"({"spec":{}})").status == 500);
+  REQUIRE(call(port, "DELETE", "/sim/faults").status == 200);
+  CHECK(call(port, "POST", access_review, review_body).json().at("status").at("allowed") == true);
+  CHECK(call(port, "POST", whoami, "{}").status == 201);
+}
