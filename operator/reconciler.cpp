@@ -33,6 +33,17 @@ bool of_interest(const client::Deployment& d) {
          d.metadata.annotations.contains(kReplacedAnnotation);
 }
 
+// Whether the Deployment already carries every annotation the plan sets (and none it removes):
+// the record of a scale that failed, or that a previous leader did not get to, is in place, and
+// writing it again would only cost a round trip and a new resourceVersion.
+bool annotations_in_place(const client::ObjectMeta& meta, const ScalePlan& plan) {
+  return std::all_of(plan.annotations.begin(), plan.annotations.end(), [&](const auto& wanted) {
+    const auto it = meta.annotations.find(wanted.first);
+    return wanted.second ? it != meta.annotations.end() && it->second == *wanted.second
+                         : it == meta.annotations.end();
+  });
+}
+
 std::string describe(const ScalePlan& plan) {
   return plan.scale_to ? fmt::format("scale to {}", *plan.scale_to) : std::string("annotate");
 }
@@ -149,7 +160,7 @@ boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
     // so a failed restore would never be retried.
     const bool removes = std::any_of(plan.annotations.begin(), plan.annotations.end(),
                                      [](const auto& a) { return !a.second.has_value(); });
-    if (!plan.annotations.empty() && !removes) {
+    if (!plan.annotations.empty() && !removes && !annotations_in_place(d.metadata, plan)) {
       resource_version =
           co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
     }

@@ -381,3 +381,19 @@ TEST_CASE("a scale records the replicas it replaces; once it shows, that record 
                       std::string(op::kReplacedAnnotation), std::nullopt)) != cleared.end());
   CHECK(after.sink.events.empty());
 }
+
+TEST_CASE("a scale whose record is already written goes straight to the scale") {
+  // The record (applied 4, replacing 3) is there but spec.replicas still shows 3: the scale
+  // failed, or the leader died between the two writes. The record is not written again.
+  World w;
+  w.cluster_with_failed_node();
+  client::Labels recorded = kManaged;
+  recorded[std::string(op::kAppliedAnnotation)] = "4";
+  recorded[std::string(op::kReplacedAnnotation)] = "3";
+  w.deployments.add(deployment(3, recorded));
+  w.reconcile();
+  REQUIRE(w.writer.writes.size() == 1);
+  CHECK(w.writer.writes[0].what == "scale");
+  CHECK(w.writer.writes[0].replicas == 4);
+  CHECK(w.writer.writes[0].resource_version == "10");
+}
