@@ -4,6 +4,11 @@
 // kubeconfig carries a kubeadm-style admin certificate that our own client uses.
 #include <doctest/doctest.h>
 
+#include <openssl/bio.h>
+#include <openssl/evp.h>
+#include <openssl/objects.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 #include <unistd.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
@@ -11,6 +16,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "client/config/resolve.hpp"
@@ -63,6 +69,41 @@ CertificateAndKey client_certificate(const CertificateAndKey& ca, const std::str
   request.server_auth = false;
   request.client_auth = true;
   return rg::client::issue_certificate(ca, request);
+}
+
+/// `certificate` with its subject changed by `edit` and signed again by `ca` (same key): for
+/// subjects client::issue_certificate does not make (no CN, uid attributes).
+CertificateAndKey resubject(const CertificateAndKey& certificate, const CertificateAndKey& ca,
+                            const std::function<void(X509_NAME*)>& edit) {
+  BIO* cert_bio =
+      BIO_new_mem_buf(certificate.cert_pem.data(), static_cast<int>(certificate.cert_pem.size()));
+  X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
+  BIO_free(cert_bio);
+  BIO* key_bio = BIO_new_mem_buf(ca.key_pem.data(), static_cast<int>(ca.key_pem.size()));
+  EVP_PKEY* ca_key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
+  BIO_free(key_bio);
+  REQUIRE(cert != nullptr);
+  REQUIRE(ca_key != nullptr);
+  edit(X509_get_subject_name(cert));
+  REQUIRE(X509_sign(cert, ca_key, EVP_sha256()) > 0);
+  BIO* out = BIO_new(BIO_s_mem());
+  PEM_write_bio_X509(out, cert);
+  char* data = nullptr;
+  const long size = BIO_get_mem_data(out, &data);
+  CertificateAndKey resigned{std::string(data, static_cast<std::size_t>(size)),
+                             certificate.key_pem};
+  BIO_free(out);
+  EVP_PKEY_free(ca_key);
+  X509_free(cert);
+  return resigned;
+}
+
+void add_uid(X509_NAME* name, const std::string& uid) {
+  ASN1_OBJECT* oid = OBJ_txt2obj("1.3.6.1.4.1.57683.2", 1);
+  X509_NAME_add_entry_by_OBJ(name, oid, MBSTRING_UTF8,
+                             reinterpret_cast<const unsigned char*>(uid.data()),
+                             static_cast<int>(uid.size()), -1, 0);
+  ASN1_OBJECT_free(oid);
 }
 
 std::filesystem::path temp_path(const std::string& name) {
@@ -206,5 +247,40 @@ TEST_CASE("--client-ca-file: certificates of that CA authenticate; kube-sim issu
   CHECK_THROWS_WITH_AS(rg::sim::Server{options},
                        doctest::Contains("cannot read the client CA (--client-ca-file)"),
                        std::runtime_error);
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("client certificate subjects: the uid attribute, several uids, no CN") {
+  const auto ca = rg::client::generate_ca("team-ca");
+  const auto path = temp_path("uid-ca.pem");
+  std::ofstream(path) << ca.cert_pem;
+  auto options = secured_https();
+  options.tls.client_ca_file = path.string();
+  rg::sim::Server server(options);
+  const auto bob = client_certificate(ca, "bob", {"team"});
+
+  const auto with_uid = resubject(bob, ca, [](X509_NAME* name) { add_uid(name, "bob-uid"); });
+  auto whoami = who_am_i(server, with_uid);
+  REQUIRE(whoami.status == 201);
+  CHECK(whoami.user.at("username") == "bob");
+  CHECK(whoami.user.at("uid") == "bob-uid");
+
+  const auto two_uids = resubject(bob, ca, [](X509_NAME* name) {
+    add_uid(name, "a");
+    add_uid(name, "b");
+  });
+  CHECK(who_am_i(server, two_uids).status == 401);
+  CHECK(who_am_i(server, resubject(bob, ca, [](X509_NAME* name) { add_uid(name, ""); })).status ==
+        401);
+
+  // Without CN the certificate names no one: the token decides, or 401 without one.
+  const auto nameless = resubject(bob, ca, [](X509_NAME* name) {
+    X509_NAME_ENTRY_free(
+        X509_NAME_delete_entry(name, X509_NAME_get_index_by_NID(name, NID_commonName, -1)));
+  });
+  CHECK(who_am_i(server, nameless).status == 401);
+  auto by_token = who_am_i(server, nameless, bearer(server.admin_token()));
+  REQUIRE(by_token.status == 201);
+  CHECK(by_token.user.at("username") == "kubernetes-admin");
   std::filesystem::remove(path);
 }
