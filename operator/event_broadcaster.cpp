@@ -283,13 +283,16 @@ void EventBroadcaster::record(const client::ObjectReference& object, std::string
   std::optional<EventDrop> dropped;
   bool first_drop = false;
   std::size_t dropped_before = 0;
+  std::string what;  // the dropped Event, for the log (the queued one is moved away)
   {
     std::lock_guard lock(s.mutex);
     if (s.closed) {
       dropped = EventDrop::kShutdown;
+      what = describe(recorded.event);
     } else if (s.queue.size() >= s.config.queue_size) {
       dropped = EventDrop::kQueueFull;
       first_drop = s.dropped_while_full++ == 0;
+      what = describe(recorded.event);
     } else {
       dropped_before = std::exchange(s.dropped_while_full, 0);
       if (s.queue.empty()) ring = s.wakeup;
@@ -304,7 +307,6 @@ void EventBroadcaster::record(const client::ObjectReference& object, std::string
   }
   if (!dropped) return;
   s.metrics.dropped(*dropped);
-  const std::string what = describe(recorded.event);
   if (*dropped == EventDrop::kShutdown) {
     log(spdlog::level::warn, "Event recorded after shutdown; dropping it",
         {{"event", what}, {"message", message}});

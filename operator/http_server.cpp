@@ -27,7 +27,7 @@ using asio::ip::tcp;
 namespace {
 
 constexpr auto kReadTimeout = std::chrono::seconds(30);
-constexpr std::size_t kMaxRequestBytes = 64 * 1024;
+constexpr std::size_t kMaxRequestBytes = std::size_t{64} * 1024;
 constexpr auto kAcceptRetryPause = std::chrono::milliseconds(100);
 
 }  // namespace
