@@ -4,18 +4,26 @@
 //
 // kube-sim runs in-process with realistic seeded state (no simulated controllers, so nothing else
 // writes): N Ready nodes, D opted-in Deployments of P Ready pods each. The operator (the Manager
-// as main() runs it) runs on its own thread against kube-sim over loopback HTTP. For each of F
-// failures, the bench marks a node Ready=Unknown (since long enough ago to be past the grace
-// period) straight in the store and timestamps, from a store watch, every affected Deployment's
+// as main() runs it) runs on its own thread against kube-sim over loopback HTTP. Once it has
+// synced and reconciled its initial list (two marker Deployments say so), for each of F failures
+// the bench marks a node Ready=Unknown (since long enough ago to be past the grace period)
+// straight in the store and timestamps, from a store watch, every affected Deployment's
 // spec.replicas going up: the latency includes the watch event to the operator, the Node ->
 // Pods -> Deployments mapping, the queue, the reconcile and the PATCH round trips. It also notes
-// each Deployment's first write after the failure (the operator's applied-replicas annotation,
-// written before the scale), which splits the latency into getting to the first reconcile and
-// the writes of each reconcile. After each failure it waits for the operator's Events about it
-// (written in the background, after the scales) so that failures do not overlap.
+// each Deployment's first write after the failure (the replaced-replicas record, written before
+// the scale), which splits the latency into getting to the first reconcile and the writes of
+// each reconcile, and the CPU time the operator's thread and kube-sim's threads ran from the
+// failure to the last scale (robust where wall times are not: on a busy machine). After each
+// failure it waits for the operator's Events about it (written in the background, after the
+// scales) so that failures do not overlap.
+//
+// Then, with the operator stopped, the same two PATCHes per Deployment for the same bursts
+// without the operator (see writes_alone): the floor that kube-sim and the client put under the
+// operator's figures.
 //
 //   build/bench/operator/failover_latency_bench [--deployments 1000] [--pods-per-deployment 10]
-//                                               [--nodes 100] [--failures 5] [--workers 4]
+//                                               [--nodes 100] [--failures 5] [--workers 16]
+//                                               [--sim-io-threads 1]
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -27,7 +35,11 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
+#include <dirent.h>
+#include <sys/syscall.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -38,6 +50,8 @@
 
 #include "client/config/resolve.hpp"
 #include "client/model/time.hpp"
+#include "client/rest/rest_client.hpp"
+#include "operator/api_adapters.hpp"
 #include "operator/manager.hpp"
 #include "sim/cluster/seed.hpp"
 #include "sim/server.hpp"
@@ -54,6 +68,38 @@ long rss_kib() {
     if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
   }
   return 0;
+}
+
+// CPU time each thread of this process has run so far, in ns (/proc/self/task/TID/schedstat).
+std::map<long, std::uint64_t> thread_cpu_ns() {
+  std::map<long, std::uint64_t> out;
+  DIR* tasks = ::opendir("/proc/self/task");
+  if (tasks == nullptr) return out;
+  while (const dirent* entry = ::readdir(tasks)) {
+    if (entry->d_name[0] == '.') continue;
+    std::ifstream schedstat(std::string("/proc/self/task/") + entry->d_name + "/schedstat");
+    std::uint64_t ns = 0;
+    if (schedstat >> ns) out[std::stol(entry->d_name)] = ns;
+  }
+  ::closedir(tasks);
+  return out;
+}
+
+// CPU ms between two thread_cpu_ns() snapshots: of `thread`, and of all other threads but `also`.
+std::pair<double, double> cpu_ms_split(const std::map<long, std::uint64_t>& before,
+                                       const std::map<long, std::uint64_t>& after, long thread,
+                                       long also) {
+  double mine = 0, others = 0;
+  for (const auto& [tid, ns] : after) {
+    const auto was = before.find(tid);
+    const double ms = double(ns - (was == before.end() ? 0 : was->second)) / 1e6;
+    if (tid == thread) {
+      mine += ms;
+    } else if (tid != also) {
+      others += ms;
+    }
+  }
+  return {mine, others};
 }
 
 std::int64_t spec_replicas(const rg::sim::ObjectPtr& object) {
@@ -78,21 +124,79 @@ json::object fail_node(const rg::sim::StoredObject&, json::object node) {
   return node;
 }
 
+// The writes alone, without the operator: for each burst of Deployments (those a failure
+// scaled), `workers` writers each take the next Deployment and send the operator's two PATCHes
+// (the replaced-replicas record, then the scale), as its reconciles do, through the operator's
+// own RestDeploymentWriter. No watch, cache, reconcile or Event: what kube-sim and the client
+// alone take for a burst, a floor under the operator's latency.
+struct WritesAlone {
+  std::vector<double> latencies_ms;  ///< each Deployment: its burst's start -> its scale's answer
+  double client_cpu_ms = 0;          ///< per burst, the writers' thread
+  double sim_cpu_ms = 0;             ///< per burst, kube-sim's threads
+};
+
+WritesAlone writes_alone(rg::sim::Server& server,
+                         const std::vector<std::vector<std::string>>& bursts, int workers) {
+  const auto& deployment_type =
+      *rg::sim::ResourceTable::builtin().find("apps", "v1", "deployments");
+  asio::io_context io;
+  rg::client::RestClient client(server.rest_config());
+  rg::op::RestDeploymentWriter writer(client);
+  WritesAlone out;
+  const long self = ::syscall(SYS_gettid);
+  for (const auto& names : bursts) {
+    std::size_t next = 0;
+    const auto cpu_before = thread_cpu_ns();
+    const auto t0 = Clock::now();
+    auto write_next = [&]() -> asio::awaitable<void> {
+      while (next < names.size()) {
+        const std::string& name = names[next++];
+        const auto object = server.store().get(deployment_type, "default", name);
+        const auto replicas = static_cast<std::int32_t>(spec_replicas(object));
+        const std::vector<std::pair<std::string, std::optional<std::string>>> record = {
+            {"replica-guard.io/applied-replicas", std::to_string(replicas + 1)},
+            {"replica-guard.io/replaced-replicas", std::to_string(replicas)}};
+        const std::string version = co_await writer.patch_annotations(
+            "default", name, std::to_string(object->resource_version), record);
+        co_await writer.scale("default", name, version, replicas + 1);
+        out.latencies_ms.push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+    };
+    std::exception_ptr failure;
+    for (int w = 0; w < workers; ++w) {
+      asio::co_spawn(io, write_next, [&](std::exception_ptr e) {
+        if (e) failure = e;
+      });
+    }
+    io.run();
+    io.restart();
+    if (failure) std::rethrow_exception(failure);
+    const auto [client_ms, sim_ms] = cpu_ms_split(cpu_before, thread_cpu_ns(), self, self);
+    out.client_cpu_ms += client_ms / double(bursts.size());
+    out.sim_cpu_ms += sim_ms / double(bursts.size());
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"failover_latency_bench: node failure to scale PATCH, through replica-guard"};
   std::size_t deployments = 1000, pods_per_deployment = 10, nodes = 100, failures = 5;
   rg::op::Options options;
+  rg::sim::ServerOptions sim_options;
   app.add_option("--deployments", deployments)->capture_default_str();
   app.add_option("--pods-per-deployment", pods_per_deployment)->capture_default_str();
   app.add_option("--nodes", nodes)->capture_default_str();
   app.add_option("--failures", failures)->capture_default_str();
   app.add_option("--workers", options.workers, "the operator's --workers")->capture_default_str();
+  app.add_option("--sim-io-threads", sim_options.io_threads, "kube-sim's io threads")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
 
-  rg::sim::Server server;
+  rg::sim::Server server(sim_options);
   auto& store = server.store();
   const auto& table = rg::sim::ResourceTable::builtin();
   const auto& deployment_type = *table.find("apps", "v1", "deployments");
@@ -146,12 +250,19 @@ int main(int argc, char** argv) {
   asio::cancellation_signal stop;
   asio::co_spawn(operator_io, manager.run(),
                  asio::bind_cancellation_slot(stop.slot(), asio::detached));
-  std::thread operator_thread([&] { operator_io.run(); });
+  std::atomic<long> operator_tid{0};
+  std::thread operator_thread([&] {
+    operator_tid = ::syscall(SYS_gettid);
+    operator_io.run();
+  });
+  const long bench_tid = ::syscall(SYS_gettid);
 
   asio::io_context io;
-  std::vector<double> latencies_ms;    // failure -> each Deployment's scale
+  std::vector<std::vector<std::string>> bursts;  // the Deployments each failure scaled
+  std::vector<double> latencies_ms;              // failure -> each Deployment's scale
   std::vector<double> first_write_ms;  // failure -> the first write of any affected Deployment
   std::vector<double> writes_ms;       // each Deployment's first write -> its scale
+  double operator_cpu_ms = 0, sim_cpu_ms = 0;  // during the bursts (failure -> last scale)
   const auto ms = [](Clock::duration d) {
     return std::chrono::duration<double, std::milli>(d).count();
   };
@@ -161,23 +272,28 @@ int main(int argc, char** argv) {
     auto& watcher = start.watcher;
     auto event_watcher =
         store.watch(event_type, "default", store.resource_version(), io.get_executor()).watcher;
-    // Synced and through its initial queue: a Deployment created now gets its desired replicas
-    // recorded after the seeded ones were reconciled.
-    json::object marker = store.get(deployment_type, "default", "app-1")->parse();
-    auto& meta = marker["metadata"].as_object();
-    meta = {{"name", "marker"},
-            {"namespace", "default"},
-            {"annotations", {{"replica-guard.io/enabled", "true"}}}};
-    marker.erase("status");
-    auto& spec = marker["spec"].as_object();
-    spec["replicas"] = 0;
-    spec["selector"] = {{"matchLabels", {{"app", "marker"}}}};
-    spec["template"].as_object()["metadata"] = {{"labels", {{"app", "marker"}}}};
-    store.create(deployment_type, std::move(marker));
-    for (bool recorded = false; !recorded;) {
-      for (const auto& event : co_await watcher->next()) {
-        recorded = recorded || (event.object->name == "marker" &&
-                                event.object->body.find("desired-replicas") != std::string::npos);
+    // Synced and through its initial queue. The operator queues every cached Deployment when it
+    // starts writing, so a first marker Deployment's desired replicas being recorded says only
+    // that it runs (the marker may have been in that initial list); a second marker, created
+    // after that, is queued behind the whole initial list, so its recording says the list has
+    // been reconciled and the operator is idle.
+    const json::object model = store.get(deployment_type, "default", "app-1")->parse();
+    for (const char* name : {"marker-running", "marker-idle"}) {
+      json::object marker = model;
+      marker["metadata"] = {{"name", name},
+                            {"namespace", "default"},
+                            {"annotations", {{"replica-guard.io/enabled", "true"}}}};
+      marker.erase("status");
+      auto& spec = marker["spec"].as_object();
+      spec["replicas"] = 0;
+      spec["selector"] = {{"matchLabels", {{"app", name}}}};
+      spec["template"].as_object()["metadata"] = {{"labels", {{"app", name}}}};
+      store.create(deployment_type, std::move(marker));
+      for (bool recorded = false; !recorded;) {
+        for (const auto& event : co_await watcher->next()) {
+          recorded = recorded || (event.object->name == name &&
+                                  event.object->body.find("desired-replicas") != std::string::npos);
+        }
       }
     }
     std::printf(
@@ -188,8 +304,10 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < failures && i < node_names.size(); ++i) {
       const std::string& node = node_names[i * node_names.size() / failures];
       std::set<std::string> waiting = deployments_on[node];
+      bursts.emplace_back(waiting.begin(), waiting.end());
       const std::size_t affected = waiting.size();
       std::map<std::string, Clock::time_point> first_write;
+      const auto cpu_before = thread_cpu_ns();
       const auto t0 = Clock::now();
       store.update(node_type, "", node, fail_node);
       while (!waiting.empty()) {
@@ -206,6 +324,10 @@ int main(int argc, char** argv) {
         }
       }
       const auto scaled = Clock::now();
+      const auto [operator_ms, sim_ms] =
+          cpu_ms_split(cpu_before, thread_cpu_ns(), operator_tid, bench_tid);
+      operator_cpu_ms += operator_ms;
+      sim_cpu_ms += sim_ms;
       // Settle: one ScaledUpForStrandedPods Event written (created or patched) per Deployment.
       for (std::size_t written = 0; written < affected;) {
         const auto events = co_await event_watcher->next();
@@ -219,9 +341,10 @@ int main(int argc, char** argv) {
       first_write_ms.push_back(ms(earliest - t0));
       std::printf(
           "failure %zu (%s): %zu Deployments scaled up, the first write after %.1f ms, the last "
-          "scale after %.1f ms, their Events %.1f ms later\n",
-          i + 1, node.c_str(), affected, first_write_ms.back(), ms(scaled - t0),
-          ms(Clock::now() - scaled));
+          "scale after %.1f ms (CPU meanwhile: operator %.1f ms, kube-sim %.1f ms), their Events "
+          "%.1f ms later\n",
+          i + 1, node.c_str(), affected, first_write_ms.back(), ms(scaled - t0), operator_ms,
+          sim_ms, ms(Clock::now() - scaled));
     }
     store.unwatch(deployment_type, watcher);
     store.unwatch(event_type, event_watcher);
@@ -234,8 +357,10 @@ int main(int argc, char** argv) {
   operator_thread.join();
   std::filesystem::remove(kubeconfig);
   if (failure) std::rethrow_exception(failure);
+  auto alone = writes_alone(server, bursts, options.workers);
+  auto& floor_ms = alone.latencies_ms;
 
-  for (auto* values : {&latencies_ms, &first_write_ms, &writes_ms})
+  for (auto* values : {&latencies_ms, &first_write_ms, &writes_ms, &floor_ms})
     std::sort(values->begin(), values->end());
   const auto at = [](const std::vector<double>& values, double q) {
     return values[std::min(values.size() - 1, static_cast<std::size_t>(q * double(values.size())))];
@@ -249,5 +374,14 @@ int main(int argc, char** argv) {
       "  node failure -> first write: p50 %.2f ms, max %.2f ms; a Deployment's first write -> "
       "its scale: p50 %.2f ms, p99 %.2f ms\n",
       at(first_write_ms, 0.50), first_write_ms.back(), at(writes_ms, 0.50), at(writes_ms, 0.99));
+  std::printf(
+      "  CPU from each failure to its last scale, per failure: operator %.1f ms, kube-sim %.1f "
+      "ms\n",
+      operator_cpu_ms / double(bursts.size()), sim_cpu_ms / double(bursts.size()));
+  std::printf(
+      "the same PATCHes without the operator (%d writers, no watch/reconcile/Events): p50 %.2f "
+      "ms, p99 %.2f ms, max %.2f ms; CPU per burst: client %.1f ms, kube-sim %.1f ms\n",
+      options.workers, at(floor_ms, 0.50), at(floor_ms, 0.99), floor_ms.back(), alone.client_cpu_ms,
+      alone.sim_cpu_ms);
   return 0;
 }
