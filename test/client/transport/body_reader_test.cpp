@@ -1,8 +1,12 @@
 // Tests of BodyReader against the scriptable test server: the body's deadline (one watchdog per
-// body, movable), bodies that end at the close, invalid chunk framing, large streamed bodies.
+// body, movable), cancellation mid-body, bodies that end at the close, invalid chunk framing,
+// large streamed bodies.
 #include "client/transport/body_reader.hpp"
 
 #include <doctest/doctest.h>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -161,4 +165,36 @@ TEST_CASE("body reader: a large body in many chunks arrives whole, then the conn
     CHECK(response.body == expected);
   }
   CHECK(server.connections_accepted() == 1);
+}
+
+TEST_CASE("body reader: cancelling a read in the middle of a body closes the connection at once") {
+  asio::io_context io;
+  asio::cancellation_signal cancel;
+  TestServer server(io, [](ServerSession& session, ServerRequest) -> asio::awaitable<void> {
+    co_await session.write_raw(std::string(kChunkedHeader) + "3\r\nabc\r\n");
+    co_await session.wait_for_close();
+  });
+  Transport transport(config_for(server));
+  auto reader = run(io, transport.send(kWatch, Clock::now() + std::chrono::hours(1), true,
+                                       ConnectionKind::kDedicated));
+  CHECK(run(io, reader.read_some()) == "abc");
+  std::exception_ptr failure;
+  bool finished = false;
+  asio::co_spawn(
+      io, reader.read_some(),
+      asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr error, std::string_view) {
+        failure = error;
+        finished = true;
+      }));
+  io.poll();  // the read is now waiting for bytes that never come
+  CHECK_FALSE(finished);
+  cancel.emit(asio::cancellation_type::terminal);
+  run_until(io, [&] { return finished && server.connections_closed_by_client() == 1; });
+  REQUIRE(failure);
+  try {
+    std::rethrow_exception(failure);
+  } catch (const TransportError& error) {
+    CHECK(error.kind() == TransportErrorKind::kCancelled);
+  }
+  CHECK(reader.done());
 }
