@@ -21,7 +21,7 @@ void log_undelivered(std::string_view handler, std::size_t count) {
 
 namespace rg::informer::detail {
 
-void log_listener_crash(std::string_view handler, std::exception_ptr error) {
+void log_listener_crash(std::string_view handler, const std::exception_ptr& error) {
   try {
     std::rethrow_exception(error);
   } catch (const std::exception& e) {

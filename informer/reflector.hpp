@@ -104,7 +104,7 @@ class Reflector {
       // What the batch read before the timer fired still counts, and comes first.
       for (auto& input : batch_) inputs.push_back(std::move(input));
       batch_.clear();
-      if (next.index() == 1) inputs.push_back(reflector::TimerFired{});
+      if (next.index() == 1) inputs.emplace_back(reflector::TimerFired{});
     }
   }
 
@@ -194,7 +194,7 @@ class Reflector {
       } else if (pending_watch_) {
         co_await open_watch(*pending_watch_);
         pending_watch_.reset();
-        inputs.push_back(reflector::WatchOpened{});
+        inputs.emplace_back(reflector::WatchOpened{});
       } else if (stream_) {
         co_await read_stream(inputs);
       } else {
@@ -305,7 +305,7 @@ class Reflector {
     if (piece.empty()) {
       decoder_->finish();  // throws DecodeError for a stream cut inside an event
       stream_.reset();
-      inputs.push_back(reflector::StreamEnded{});
+      inputs.emplace_back(reflector::StreamEnded{});
       co_return;
     }
     events_.clear();
@@ -336,12 +336,12 @@ class Reflector {
           const auto end = annotations.find(client::kInitialEventsEndAnnotation);
           input.initial_events_end = end != annotations.end() && end->second == "true";
           if (input.initial_events_end) initial_events_ = false;
-          inputs.push_back(std::move(input));
+          inputs.emplace_back(std::move(input));
           continue;
         }
       }
       input.object = std::move(event.object);
-      inputs.push_back(std::move(input));
+      inputs.emplace_back(std::move(input));
     }
   }
 

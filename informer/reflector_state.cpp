@@ -63,7 +63,7 @@ std::string_view phase_name(const Phase& phase) {
 
 ReflectorStateMachine::ReflectorStateMachine(Config config, std::function<Clock::time_point()> now,
                                              std::function<double()> random01)
-    : config_(std::move(config)),
+    : config_(config),
       now_(std::move(now)),
       random01_(std::move(random01)),
       backoff_(config_.backoff, now_, random01_),

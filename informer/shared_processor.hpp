@@ -32,7 +32,7 @@ namespace rg::informer {
 namespace detail {
 /// Logs a listener loop that ended with an exception (ProcessorListener catches handler
 /// exceptions itself, so this means a bug or an allocation failure).
-void log_listener_crash(std::string_view handler, std::exception_ptr error);
+void log_listener_crash(std::string_view handler, const std::exception_ptr& error);
 }  // namespace detail
 
 template <KubeObject T>
@@ -166,7 +166,7 @@ class SharedProcessor {
   // start a coroutine in the calling thread, which must not happen under our lock or a caller's.
   void spawn_locked(const std::shared_ptr<Listener>& listener) {
     ++running_;
-    auto on_exit = [this, listener](std::exception_ptr error) {
+    auto on_exit = [this, listener](const std::exception_ptr& error) {
       if (error) detail::log_listener_crash(listener->name(), error);
       std::lock_guard lock(mutex_);
       --running_;

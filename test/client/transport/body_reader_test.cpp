@@ -183,7 +183,7 @@ TEST_CASE("body reader: cancelling a read in the middle of a body closes the con
   asio::co_spawn(
       io, reader.read_some(),
       asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr error, std::string_view) {
-        failure = error;
+        failure = std::move(error);
         finished = true;
       }));
   io.poll();  // the read is now waiting for bytes that never come

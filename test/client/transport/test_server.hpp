@@ -102,7 +102,7 @@ T run(boost::asio::io_context& io, boost::asio::awaitable<T> task) {
   std::optional<T> result;
   std::exception_ptr error;
   bool finished = false;
-  boost::asio::co_spawn(io, std::move(task), [&](std::exception_ptr e, T value) {
+  boost::asio::co_spawn(io, std::move(task), [&](const std::exception_ptr& e, T value) {
     error = e;
     if (!e) result.emplace(std::move(value));
     finished = true;
