@@ -38,14 +38,14 @@ Indexers<T> default_indexers() {
   return indexers;
 }
 
-/// An index with one value per object taken from `field` (a callable T -> string); objects for
-/// which it yields "" are not indexed (e.g. unscheduled pods under spec.nodeName).
+/// An index with one value per object taken from `field` (a callable T -> any string type);
+/// objects for which it yields "" are not indexed (e.g. unscheduled pods under spec.nodeName).
 template <KubeObject T, class Field>
 IndexFunc<T> index_by(Field field) {
   return [field = std::move(field)](const T& object) {
     std::vector<std::string> values;
-    std::string value = field(object);
-    if (!value.empty()) values.push_back(std::move(value));
+    const auto& value = field(object);
+    if (const std::string_view text(value); !text.empty()) values.emplace_back(text);
     return values;
   };
 }
@@ -66,7 +66,7 @@ IndexFunc<T> label_index_func(std::string label_key) {
 template <KubeObject T>
 std::vector<std::string> controller_uid_index_func(const T& object) {
   for (const auto& owner : object.metadata.owner_references) {
-    if (owner.controller) return {owner.uid};
+    if (owner.controller) return {owner.uid.str()};
   }
   return {};
 }

@@ -29,7 +29,7 @@ NodeFacts node_facts(const client::Node& node, WallClock::time_point now) {
 
 PodFacts pod_facts(const client::Pod& pod) {
   const auto* ready = find_condition(pod.status.conditions, "Ready");
-  return {pod.spec.node_name, pod.metadata.deletion_timestamp.has_value(),
+  return {pod.spec.node_name.str(), pod.metadata.deletion_timestamp.has_value(),
           ready && ready->status == "True"};
 }
 

@@ -33,6 +33,18 @@ void encode_field(const FieldDesc& field, const void* object, boost::json::objec
       if (const auto& s = *static_cast<const std::optional<std::string>*>(member))
         out[field.key] = *s;
       return;
+    case FieldKind::kCompact:
+      if (const auto& s = *static_cast<const CompactString*>(member); !s.empty())
+        out[field.key] = s.view();
+      return;
+    case FieldKind::kTime:
+      if (const auto& t = *static_cast<const WallTime*>(member); t != WallTime{})
+        out[field.key] = format_time(t);
+      return;
+    case FieldKind::kOptTime:
+      if (const auto& t = *static_cast<const std::optional<WallTime>*>(member))
+        out[field.key] = format_time(*t);
+      return;
     case FieldKind::kInt64:
       out[field.key] = *static_cast<const std::int64_t*>(member);
       return;

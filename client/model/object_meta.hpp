@@ -7,21 +7,24 @@
 #include <vector>
 
 #include "client/labels/labels.hpp"
+#include "client/model/compact_string.hpp"
 #include "client/model/schema_fwd.hpp"
+#include "client/model/time.hpp"
 
 namespace rg::client {
 
 struct OwnerReference {
-  std::string api_version;
-  std::string kind;
-  std::string name;
-  std::string uid;
+  CompactString api_version;
+  CompactString kind;
+  CompactString name;
+  CompactString uid;
   bool controller = false;
   bool block_owner_deletion = false;
 };
 
 /// The fields of metav1.ObjectMeta an operator reads. managedFields are not kept.
-/// Timestamps stay in their RFC 3339 wire form ("2026-11-29T14:00:00Z").
+/// Timestamps are metav1.Time: to the second, RFC 3339 on the wire ("2026-11-29T14:00:00Z");
+/// an unset creationTimestamp is the epoch (WallTime{}).
 struct ObjectMeta {
   std::string name;
   std::string generate_name;
@@ -29,8 +32,8 @@ struct ObjectMeta {
   std::string uid;
   std::string resource_version;
   std::int64_t generation = 0;
-  std::string creation_timestamp;
-  std::optional<std::string> deletion_timestamp;
+  WallTime creation_timestamp;
+  std::optional<WallTime> deletion_timestamp;
   std::optional<std::int64_t> deletion_grace_period_seconds;
   Labels labels;
   Labels annotations;

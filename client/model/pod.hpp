@@ -1,52 +1,54 @@
 // Pod (core/v1): the typed projection of what an operator reads from a Pod: its metadata, where
 // it runs, its phase and conditions, and its containers' readiness and states. Nothing more: an
 // informer caches one per pod of the cluster, so every member costs memory 100k times over
-// (spec.containers, IPs, images and container IDs are left to unstructured objects).
+// (spec.containers, IPs, images and container IDs are left to unstructured objects). Strings are
+// CompactStrings and timestamps WallTimes, so that a cached pod stays small.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <string>
 #include <vector>
 
 #include "client/model/boxed.hpp"
+#include "client/model/compact_string.hpp"
 #include "client/model/object_meta.hpp"
+#include "client/model/time.hpp"
 
 namespace rg::client {
 
 struct PodSpec {
-  std::string node_name;  ///< empty until the pod is scheduled
+  CompactString node_name;  ///< empty until the pod is scheduled
 };
 
 /// A pod condition: type "Ready", "ContainersReady", "Initialized", "PodScheduled"...;
 /// status "True", "False" or "Unknown". (lastProbeTime is not kept: pods never set it.)
 struct PodCondition {
-  std::string type;
-  std::string status;
-  std::string reason;
-  std::string message;
-  std::string last_transition_time;
+  CompactString type;
+  CompactString status;
+  CompactString reason;
+  CompactString message;
+  WallTime last_transition_time;
 };
 
 struct ContainerStateWaiting {
-  std::string reason;
-  std::string message;
+  CompactString reason;
+  CompactString message;
 };
 
 struct ContainerStateRunning {
-  std::string started_at;
+  WallTime started_at;
 };
 
 struct ContainerStateTerminated {
   std::int32_t exit_code = 0;
   std::int32_t signal = 0;
-  std::string reason;
-  std::string message;
-  std::string started_at;
-  std::string finished_at;
+  CompactString reason;
+  CompactString message;
+  WallTime started_at;
+  WallTime finished_at;
 };
 
-/// At most one member is set on a real pod (boxed: 24 bytes instead of 250 per state).
+/// At most one member is set on a real pod (boxed: 24 bytes instead of 96).
 struct ContainerState {
   Boxed<ContainerStateWaiting> waiting;
   Boxed<ContainerStateRunning> running;
@@ -54,7 +56,7 @@ struct ContainerState {
 };
 
 struct ContainerStatus {
-  std::string name;
+  CompactString name;
   bool ready = false;
   std::int32_t restart_count = 0;
   std::optional<bool> started;
@@ -63,7 +65,7 @@ struct ContainerStatus {
 };
 
 struct PodStatus {
-  std::string phase;  ///< Pending, Running, Succeeded, Failed, Unknown
+  CompactString phase;  ///< Pending, Running, Succeeded, Failed, Unknown
   std::vector<PodCondition> conditions;
   std::vector<ContainerStatus> init_container_statuses;
   std::vector<ContainerStatus> container_statuses;

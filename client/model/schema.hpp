@@ -1,6 +1,6 @@
 // Schemas of the typed projections: for each struct, a constant table from JSON key to member,
 // built at compile time from member pointers. The streaming decoder (struct_sink.cpp) and the
-// encoder (encode.cpp) walk these tables, so a projection is declared once, in its .cpp file.
+// encoder (codec.cpp) walk these tables, so a projection is declared once, in its .cpp file.
 #pragma once
 
 #include <cstddef>
@@ -14,7 +14,9 @@
 
 #include "client/labels/labels.hpp"
 #include "client/model/boxed.hpp"
+#include "client/model/compact_string.hpp"
 #include "client/model/schema_fwd.hpp"
+#include "client/model/time.hpp"
 
 namespace rg::client::detail {
 
@@ -22,6 +24,9 @@ namespace rg::client::detail {
 enum class FieldKind : std::uint8_t {
   kString,      ///< std::string
   kOptString,   ///< std::optional<std::string>
+  kCompact,     ///< CompactString
+  kTime,        ///< WallTime (metav1.Time: RFC 3339 to the second; the epoch = unset)
+  kOptTime,     ///< std::optional<WallTime>
   kInt64,       ///< std::int64_t
   kOptInt64,    ///< std::optional<std::int64_t>
   kInt32,       ///< std::int32_t
@@ -91,6 +96,12 @@ constexpr FieldKind kind_of() {
     return FieldKind::kString;
   else if constexpr (std::is_same_v<M, std::optional<std::string>>)
     return FieldKind::kOptString;
+  else if constexpr (std::is_same_v<M, CompactString>)
+    return FieldKind::kCompact;
+  else if constexpr (std::is_same_v<M, WallTime>)
+    return FieldKind::kTime;
+  else if constexpr (std::is_same_v<M, std::optional<WallTime>>)
+    return FieldKind::kOptTime;
   else if constexpr (std::is_same_v<M, std::int64_t>)
     return FieldKind::kInt64;
   else if constexpr (std::is_same_v<M, std::optional<std::int64_t>>)

@@ -16,7 +16,11 @@ std::string_view expected_of(FieldKind kind) {
   switch (kind) {
     case FieldKind::kString:
     case FieldKind::kOptString:
+    case FieldKind::kCompact:
       return "string";
+    case FieldKind::kTime:
+    case FieldKind::kOptTime:
+      return "RFC 3339 timestamp";
     case FieldKind::kInt64:
     case FieldKind::kOptInt64:
     case FieldKind::kInt32:
@@ -139,6 +143,13 @@ class StructSink final : public ValueSink {
           static_cast<std::string*>(slot_)->assign(value);
           return true;
         }
+        if (field_->kind == FieldKind::kCompact) {
+          static_cast<CompactString*>(slot_)->assign(value);
+          return true;
+        }
+        if (field_->kind == FieldKind::kTime || field_->kind == FieldKind::kOptTime) {
+          return timestamp(value);
+        }
         if (field_->kind == FieldKind::kOptString) {
           static_cast<std::optional<std::string>*>(slot_)->emplace(value);
           return true;
@@ -232,6 +243,25 @@ class StructSink final : public ValueSink {
     }
   }
 
+  // metav1.Time: RFC 3339; an empty string leaves the field unset, as null does.
+  bool timestamp(std::string_view text) {
+    std::optional<WallTime> parsed;
+    if (!text.empty()) {
+      parsed = parse_rfc3339(text);
+      if (!parsed) {
+        return fail(path(true),
+                    "expected an RFC 3339 timestamp (\"2026-11-29T14:00:00Z\"), got \"" +
+                        std::string(text) + "\"");
+      }
+    }
+    if (field_->kind == FieldKind::kTime) {
+      *static_cast<WallTime*>(slot_) = parsed.value_or(WallTime{});
+    } else {
+      *static_cast<std::optional<WallTime>*>(slot_) = parsed;
+    }
+    return true;
+  }
+
   bool integer(std::int64_t value, bool fits) {
     if (stack_.empty() || stack_.back().kind != FieldKind::kStruct) {
       return mismatch(JsonType::kNumber);
@@ -270,6 +300,9 @@ class StructSink final : public ValueSink {
     switch (field_->kind) {
       case FieldKind::kOptString:
         static_cast<std::optional<std::string>*>(slot_)->reset();
+        break;
+      case FieldKind::kOptTime:
+        static_cast<std::optional<WallTime>*>(slot_)->reset();
         break;
       case FieldKind::kOptInt64:
         static_cast<std::optional<std::int64_t>*>(slot_)->reset();

@@ -19,6 +19,7 @@
 #include "client/model/pod.hpp"
 #include "client/model/replica_set.hpp"
 #include "client/model/scale.hpp"
+#include "client/model/time.hpp"
 #include "client/model/unstructured.hpp"
 #include "test/client/model/schema_projection.hpp"
 
@@ -135,7 +136,7 @@ TEST_CASE("the fixture Pod's kept fields hold the fixture's values") {
   CHECK(pod.metadata.namespace_ == "namespaceValue");
   CHECK(pod.metadata.resource_version == "resourceVersionValue");
   CHECK(pod.metadata.generation == 7);
-  CHECK(pod.metadata.deletion_timestamp == "2009-01-01T01:01:01Z");
+  CHECK(pod.metadata.deletion_timestamp == parse_rfc3339("2009-01-01T01:01:01Z"));
   CHECK(pod.metadata.deletion_grace_period_seconds == 10);
   CHECK(pod.metadata.labels.at("labelsKey") == "labelsValue");
   REQUIRE(pod.metadata.owner_references.size() == 1);
@@ -143,7 +144,7 @@ TEST_CASE("the fixture Pod's kept fields hold the fixture's values") {
   CHECK(pod.spec.node_name == "nodeNameValue");
   CHECK(pod.status.phase == "phaseValue");
   REQUIRE(pod.status.conditions.size() == 1);
-  CHECK(pod.status.conditions[0].last_transition_time == "2004-01-01T01:01:01Z");
+  CHECK(pod.status.conditions[0].last_transition_time == parse_rfc3339("2004-01-01T01:01:01Z"));
   REQUIRE(pod.status.container_statuses.size() == 1);
   const auto& status = pod.status.container_statuses[0];
   CHECK(status.ready);
@@ -151,7 +152,7 @@ TEST_CASE("the fixture Pod's kept fields hold the fixture's values") {
   CHECK(status.started == true);
   REQUIRE(status.state.terminated.has_value());
   CHECK(status.state.terminated->exit_code == 1);
-  CHECK(status.state.running->started_at == "2001-01-01T01:01:01Z");
+  CHECK(status.state.running->started_at == parse_rfc3339("2001-01-01T01:01:01Z"));
 }
 
 TEST_CASE("the fixture Deployment, Node and Lease hold the fixture's values") {

@@ -9,6 +9,7 @@
 
 #include "client/model/codec.hpp"
 #include "client/model/pod.hpp"
+#include "client/model/time.hpp"
 #include "client/watch/list_decoder.hpp"
 
 namespace rg::client {
@@ -64,7 +65,7 @@ TEST_CASE("a list decodes into items and list metadata") {
   CHECK(list.items[0]->spec.node_name == "n1");
   CHECK(list.items[1]->metadata.name == "b\xc3\xa9");
   CHECK(list.items[1]->status.phase == "Pending");
-  CHECK(list.items[2]->metadata.deletion_timestamp == "2026-01-01T00:00:00Z");
+  CHECK(list.items[2]->metadata.deletion_timestamp == parse_rfc3339("2026-01-01T00:00:00Z"));
 }
 
 TEST_CASE("items are handed over as soon as each one is complete") {
