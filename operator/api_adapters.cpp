@@ -28,7 +28,7 @@ std::string resource_version_of(const json::value& answer, const std::string& fa
 }  // namespace
 
 boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
-    const std::string& ns, const std::string& name, const std::string& resource_version,
+    const std::string& namespace_, const std::string& name, const std::string& resource_version,
     const std::vector<std::pair<std::string, std::optional<std::string>>>& annotations) {
   json::object values;
   for (const auto& [key, value] : annotations) {
@@ -41,7 +41,7 @@ boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
   const json::value patch = {
       {"metadata", {{"resourceVersion", resource_version}, {"annotations", values}}}};
   const std::string body = json::serialize(patch);
-  const client::ResourceRef deployments = client::resources::deployments().in(ns);
+  const client::ResourceRef deployments = client::resources::deployments().in(namespace_);
   client::PatchOptions options;
   options.field_manager = kFieldManager;
   const json::value updated =
@@ -49,14 +49,14 @@ boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
   co_return resource_version_of(updated, resource_version);
 }
 
-boost::asio::awaitable<std::string> RestDeploymentWriter::scale(const std::string& ns,
+boost::asio::awaitable<std::string> RestDeploymentWriter::scale(const std::string& namespace_,
                                                                 const std::string& name,
                                                                 const std::string& resource_version,
                                                                 std::int32_t replicas) {
   const json::value patch = {{"metadata", {{"resourceVersion", resource_version}}},
                              {"spec", {{"replicas", replicas}}}};
   const std::string body = json::serialize(patch);
-  const client::ResourceRef scale = client::resources::deployments().in(ns).sub("scale");
+  const client::ResourceRef scale = client::resources::deployments().in(namespace_).sub("scale");
   client::PatchOptions options;
   options.field_manager = kFieldManager;
   const json::value updated =

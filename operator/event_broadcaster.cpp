@@ -319,13 +319,13 @@ void EventBroadcaster::record(const client::ObjectReference& object, std::string
   }
 }
 
-void EventBroadcaster::start(asio::any_io_executor executor) {
+void EventBroadcaster::start(const asio::any_io_executor& executor) {
   const std::shared_ptr<State> s = state_;
   {
     std::lock_guard lock(s->mutex);
     if (s->started || s->closed) return;
     s->started = true;
-    s->strand.emplace(asio::make_strand(std::move(executor)));
+    s->strand.emplace(asio::make_strand(executor));
     s->wakeup = std::make_shared<Signal>(*s->strand, 1);
     s->finished = std::make_shared<Signal>(*s->strand, 1);
     s->retry_timer = std::make_unique<asio::steady_timer>(*s->strand);

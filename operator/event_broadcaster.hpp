@@ -63,7 +63,7 @@ class EventBroadcaster final : public EventRecorder {
 
   /// Begins writing on `executor` (on a strand of its own); Events recorded before wait in the
   /// queue. Call once; after shut_down() it does nothing.
-  void start(boost::asio::any_io_executor executor);
+  void start(const boost::asio::any_io_executor& executor);
 
   /// Stops taking Events, flushes the queue within flush_timeout and ends the writer (see
   /// above). Never throws; Events recorded afterwards are dropped (reason "shutdown"). Without a

@@ -55,7 +55,7 @@ std::optional<client::Event> EventCorrelator::correlate(client::Event event,
 // Notes the message among the similar Events; from the max-th distinct one on, turns `event` into
 // the combined Event. Returns the key its repeats are counted under.
 std::string EventCorrelator::aggregate(client::Event& event, WallClock::time_point now) {
-  const std::string key = similar_key(event);
+  std::string key = similar_key(event);
   SimilarEvents* similar = similar_.get(key);
   if (similar == nullptr || now - similar->last > options_.aggregate_interval) {
     similar = &similar_.put(key, SimilarEvents{{}, now});

@@ -55,7 +55,7 @@ tcp::endpoint parse_bind_address(std::string_view text) {
 }
 
 struct HttpServer::State {
-  explicit State(asio::any_io_executor executor)
+  explicit State(const asio::any_io_executor& executor)
       : strand(asio::make_strand(executor)), acceptor(strand), drained(strand) {}
 
   asio::strand<asio::any_io_executor> strand;  // sessions and their sockets live on it
@@ -121,8 +121,8 @@ struct HttpServer::State {
   }
 };
 
-HttpServer::HttpServer(asio::any_io_executor executor, const tcp::endpoint& endpoint)
-    : state_(std::make_shared<State>(std::move(executor))) {
+HttpServer::HttpServer(const asio::any_io_executor& executor, const tcp::endpoint& endpoint)
+    : state_(std::make_shared<State>(executor)) {
   auto& acceptor = state_->acceptor;
   acceptor.open(endpoint.protocol());
   acceptor.set_option(asio::socket_base::reuse_address(true));

@@ -30,7 +30,8 @@ boost::asio::ip::tcp::endpoint parse_bind_address(std::string_view text);
 class HttpServer {
  public:
   /// Binds and listens at once, so a port in use is an error at start, not later.
-  HttpServer(boost::asio::any_io_executor executor, const boost::asio::ip::tcp::endpoint& endpoint);
+  HttpServer(const boost::asio::any_io_executor& executor,
+             const boost::asio::ip::tcp::endpoint& endpoint);
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

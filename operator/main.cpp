@@ -37,7 +37,7 @@ int run_operator(const rg::op::Options& options) {
   int exit_code = 0;
   boost::asio::co_spawn(
       io, manager.run(),
-      boost::asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error) {
+      boost::asio::bind_cancellation_slot(stop.slot(), [&](const std::exception_ptr& error) {
         signals.cancel();
         if (!error) return;
         exit_code = 1;

@@ -235,7 +235,7 @@ struct Manager::Impl {
     }
   }
 
-  void enqueue(const std::string& key) {
+  void enqueue(const std::string& key) const {
     if (auto q = queue.load()) q->add(key);
   }
 
@@ -343,7 +343,7 @@ struct Manager::Impl {
     }
     body << (ready ? "readyz check passed\n" : "readyz check failed\n");
     const bool verbose = query.find("verbose") != std::string_view::npos;
-    return {ready ? 200u : 500u, "text/plain; charset=utf-8",
+    return {ready ? 200U : 500U, "text/plain; charset=utf-8",
             ready && !verbose ? "ok" : body.str()};
   }
 
@@ -405,6 +405,7 @@ struct Manager::Impl {
   asio::awaitable<void> run_workers(std::shared_ptr<Queue> q) {
     auto executor = co_await asio::this_coro::executor;
     std::vector<decltype(asio::co_spawn(executor, worker(q), asio::deferred))> workers;
+    workers.reserve(static_cast<std::size_t>(options.workers));
     for (int i = 0; i < options.workers; ++i)
       workers.push_back(asio::co_spawn(executor, worker(q), asio::deferred));
     auto [order, errors] = co_await asio::experimental::make_parallel_group(std::move(workers))

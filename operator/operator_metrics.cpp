@@ -112,13 +112,13 @@ void OperatorMetrics::surge_suppressed(bool suppressed) {
   surge_suppressed_.Set(suppressed ? 1 : 0);
 }
 
-void OperatorMetrics::deployment(const std::string& ns, const std::string& name,
+void OperatorMetrics::deployment(const std::string& namespace_, const std::string& name,
                                  std::int32_t desired, std::int32_t serving,
                                  std::int32_t stranded) {
   std::lock_guard lock(mutex_);
-  auto [it, inserted] = deployments_.try_emplace({ns, name});
+  auto [it, inserted] = deployments_.try_emplace({namespace_, name});
   if (inserted) {
-    const prometheus::Labels labels{{"namespace", ns}, {"deployment", name}};
+    const prometheus::Labels labels{{"namespace", namespace_}, {"deployment", name}};
     it->second = {&desired_.Add(labels), &serving_.Add(labels), &stranded_.Add(labels)};
   }
   it->second.desired->Set(desired);
@@ -126,9 +126,9 @@ void OperatorMetrics::deployment(const std::string& ns, const std::string& name,
   it->second.stranded->Set(stranded);
 }
 
-void OperatorMetrics::forget_deployment(const std::string& ns, const std::string& name) {
+void OperatorMetrics::forget_deployment(const std::string& namespace_, const std::string& name) {
   std::lock_guard lock(mutex_);
-  const auto it = deployments_.find({ns, name});
+  const auto it = deployments_.find({namespace_, name});
   if (it == deployments_.end()) return;
   desired_.Remove(it->second.desired);
   serving_.Remove(it->second.serving);

@@ -20,7 +20,7 @@ std::vector<Permission> required_permissions(const Options& options,
   std::vector<Permission> wanted;
   // Where the informers watch and the reconciler writes: every namespace, or each --namespace.
   std::vector<std::string> scopes = options.namespaces;
-  if (scopes.empty()) scopes.push_back("");
+  if (scopes.empty()) scopes.emplace_back();
   for (const std::string& ns : scopes) {
     for (const char* verb : {"list", "watch"}) {
       wanted.push_back({verb, "apps", "deployments", "", ns, "the Deployment informer"});
@@ -62,7 +62,7 @@ boost::asio::awaitable<std::vector<Permission>> missing_permissions(
                           {"kind", "SelfSubjectAccessReview"},
                           {"spec", {{"resourceAttributes", std::move(attributes)}}}};
     const client::CreateOptions options;
-    const json::value answer = co_await client.create(reviews, std::move(review), options);
+    const json::value answer = co_await client.create(reviews, review, options);
     const auto* status = answer.as_object().if_contains("status");
     const auto* allowed = status != nullptr && status->is_object()
                               ? status->as_object().if_contains("allowed")

@@ -93,8 +93,8 @@ std::vector<prometheus::MetricFamily> ProcessCollector::Collect() const {
   std::vector<prometheus::MetricFamily> families;
   const Stat stat = read_stat(proc_self_ + "/stat");
   if (stat.ok) {
-    const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
-    const double page = static_cast<double>(sysconf(_SC_PAGESIZE));
+    const auto ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+    const auto page = static_cast<double>(sysconf(_SC_PAGESIZE));
     families.push_back(
         gauge("process_cpu_seconds_total", "Total user and system CPU time spent in seconds.",
               (stat.utime_ticks + stat.stime_ticks) / ticks, prometheus::MetricType::Counter));

@@ -25,6 +25,15 @@ client::LabelSelector selector_of(const client::Deployment& d) {
                                            d.spec.selector.match_expressions);
 }
 
+// The value kPodsByLabelIndex and kDeploymentsBySelectorIndex index a label under:
+// "namespace/key=value".
+std::string label_index_value(std::string_view ns, std::string_view key, std::string_view value) {
+  std::string out;
+  out.reserve(ns.size() + key.size() + value.size() + 2);
+  out.append(ns).append("/").append(key).append("=").append(value);
+  return out;
+}
+
 // Deployments that the operator has to look at: opted in, or still carrying its annotations
 // (so opting out can clean up).
 bool of_interest(const client::Deployment& d) {
@@ -57,7 +66,7 @@ Reconciler::Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& e
       writer_(writer),
       events_(events),
       metrics_(metrics),
-      config_(std::move(config)),
+      config_(config),
       may_write_(std::move(may_write)) {}
 
 boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile(std::string key) {
@@ -204,7 +213,7 @@ informer::Indexers<client::Pod> pod_indexers() {
     std::vector<std::string> values;
     values.reserve(p.metadata.labels.size());
     for (const auto& [key, value] : p.metadata.labels)
-      values.push_back(p.metadata.namespace_ + "/" + key + "=" + value);
+      values.push_back(label_index_value(p.metadata.namespace_, key, value));
     return values;
   });
   return indexers;
@@ -216,7 +225,8 @@ informer::Indexers<client::Deployment> deployment_indexers() {
     const auto& match = d.spec.selector.match_labels;
     const std::string& ns = d.metadata.namespace_;
     return std::vector<std::string>{
-        match.empty() ? ns + "/" : ns + "/" + match.begin()->first + "=" + match.begin()->second};
+        match.empty() ? ns + "/"
+                      : label_index_value(ns, match.begin()->first, match.begin()->second)};
   });
   return indexers;
 }
@@ -227,10 +237,11 @@ ReplicaAssessment Reconciler::assess(const client::Deployment& d,
   // Candidates: the pods carrying one of the selector's matchLabels, else the namespace's.
   const auto& match = d.spec.selector.match_labels;
   const auto candidates =
-      match.empty() ? caches_.pods.by_index(informer::kNamespaceIndex, d.metadata.namespace_)
-                    : caches_.pods.by_index(kPodsByLabelIndex, d.metadata.namespace_ + "/" +
-                                                                   match.begin()->first + "=" +
-                                                                   match.begin()->second);
+      match.empty()
+          ? caches_.pods.by_index(informer::kNamespaceIndex, d.metadata.namespace_)
+          : caches_.pods.by_index(kPodsByLabelIndex,
+                                  label_index_value(d.metadata.namespace_, match.begin()->first,
+                                                    match.begin()->second));
   std::vector<PodFacts> pods;
   for (const auto& pod : candidates) {
     if (selector.matches(pod->metadata.labels)) pods.push_back(pod_facts(*pod));
@@ -280,7 +291,7 @@ std::vector<std::string> Reconciler::deployments_for_pod(const client::Pod& pod)
   // Each Deployment is indexed under one value, so no Deployment is considered twice.
   const std::string& ns = pod.metadata.namespace_;
   consider(ns + "/");
-  for (const auto& [key, value] : pod.metadata.labels) consider(ns + "/" + key + "=" + value);
+  for (const auto& [key, value] : pod.metadata.labels) consider(label_index_value(ns, key, value));
   return keys;
 }
 
