@@ -79,7 +79,7 @@ std::string watch_events(std::size_t pods, std::size_t rounds) {
 std::string chunked_response(const std::string& body) {
   std::string out =
       "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
-  constexpr std::size_t kChunk = 64 * 1024;
+  constexpr std::size_t kChunk = std::size_t{64} * 1024;
   char size[32];
   for (std::size_t at = 0; at < body.size(); at += kChunk) {
     const std::size_t n = std::min(kChunk, body.size() - at);
@@ -135,7 +135,8 @@ class FakeApiServer {
     for (;;) {
       const std::size_t n = asio::read_until(socket, buffer, "\r\n\r\n", error);
       if (error) return;
-      std::string head(asio::buffers_begin(buffer.data()), asio::buffers_begin(buffer.data()) + n);
+      std::string head(asio::buffers_begin(buffer.data()),
+                       asio::buffers_begin(buffer.data()) + static_cast<std::ptrdiff_t>(n));
       buffer.consume(n);
       const bool watch =
           head.find("watch=true") != std::string::npos || head.find("watch=1") != std::string::npos;
@@ -173,7 +174,10 @@ class Stopwatch {
   double cpu_ = thread_cpu_seconds();
 };
 
-void report(const char* what, const Sample& sample, std::size_t events, std::size_t bytes) {
+void report(const char* what, const Sample& sample, std::size_t event_count,
+            std::size_t byte_count) {
+  const auto events = static_cast<double>(event_count);
+  const auto bytes = static_cast<double>(byte_count);
   std::printf("  %-34s %8.0f events/s %6.0f MB/s | %8.0f events/CPU-s (%.3f s, %.3f CPU-s)\n", what,
               events / sample.wall, bytes / 1e6 / sample.wall, events / sample.cpu, sample.wall,
               sample.cpu);
@@ -230,7 +234,7 @@ Sample informer_watch(const std::string& address, std::size_t events) {
   const Stopwatch watch;
   asio::co_spawn(
       io, informer.run(),
-      asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr) { ended = true; }));
+      asio::bind_cancellation_slot(stop.slot(), [&](const std::exception_ptr&) { ended = true; }));
   while (handled < events && !ended) io.run_one();
   const Sample sample = watch.stop();
   stop.emit(asio::cancellation_type::terminal);
@@ -246,12 +250,14 @@ Sample informer_watch(const std::string& address, std::size_t events) {
   return sample;
 }
 
-Sample median(std::vector<Sample> samples) {
+Sample median(const std::vector<Sample>& samples) {
   auto middle = [&](auto member) {
     std::vector<double> values;
+    values.reserve(samples.size());
     for (const Sample& sample : samples) values.push_back(sample.*member);
-    std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
-    return values[values.size() / 2];
+    const auto half = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+    std::nth_element(values.begin(), half, values.end());
+    return *half;
   };
   return {middle(&Sample::wall), middle(&Sample::cpu)};
 }
