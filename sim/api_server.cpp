@@ -229,7 +229,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
                                   scale ? "autoscaling/v1" : type.group_version());
     const auto warnings =
         scale ? std::vector<std::string>() : apply::validate_fields(field_validation, type, body);
-    auto intent = [&](json::object) { return body; };
+    auto intent = [&](const json::object& /*current*/) { return body; };
     auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb));
     HttpResponse response = reply(200, *object);
     add_warnings(response, warnings);

@@ -302,7 +302,8 @@ std::optional<HttpResponse> Discovery::serve_openapi(const HttpRequest& request)
   auto response = respond(request, doc, "application/json");
   if (hash) {
     response.headers.emplace_back("Cache-Control", "public, immutable");
-    response.headers.emplace_back("Expires", http_date(std::time(nullptr) + 365 * 24 * 3600));
+    response.headers.emplace_back("Expires",
+                                  http_date(std::time(nullptr) + std::time_t{365} * 24 * 3600));
   } else {
     response.headers.emplace_back("Cache-Control", "no-cache, private");
   }

@@ -144,8 +144,10 @@ class Connection final : public ResponseStream,
   asio::awaitable<void> drain() {
     beast::error_code ec;
     socket().shutdown(tcp::socket::shutdown_send, ec);
-    std::vector<char> sink(64 * 1024);
-    for (std::size_t total = 0; total < 64 * 1024 * 1024;) {
+    constexpr std::size_t kSinkBytes = std::size_t{64} * 1024;
+    constexpr std::size_t kDrainLimit = kSinkBytes * 1024;
+    std::vector<char> sink(kSinkBytes);
+    for (std::size_t total = 0; total < kDrainLimit;) {
       auto n = co_await socket().async_read_some(asio::buffer(sink),
                                                  asio::redirect_error(use_awaitable, ec));
       if (ec) break;

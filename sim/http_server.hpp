@@ -23,9 +23,9 @@ namespace rg::sim {
 
 struct HttpServerOptions {
   std::string address = "127.0.0.1";
-  unsigned short port = 0;                         ///< 0 = an ephemeral port
-  std::size_t body_limit = 3 * 1024 * 1024;        ///< larger request bodies get 413
-  std::shared_ptr<boost::asio::ssl::context> tls;  ///< null = plain HTTP
+  unsigned short port = 0;                                ///< 0 = an ephemeral port
+  std::size_t body_limit = std::size_t{3} * 1024 * 1024;  ///< larger request bodies get 413
+  std::shared_ptr<boost::asio::ssl::context> tls;         ///< null = plain HTTP
 };
 
 /// Handles one request; may throw ApiError (answered as a Status) before it starts writing.

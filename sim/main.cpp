@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
     });
     boost::asio::co_spawn(io, cluster.run(),
                           boost::asio::bind_cancellation_slot(
-                              stop.slot(), [&](std::exception_ptr) { signals.cancel(); }));
+                              stop.slot(), [&](const std::exception_ptr&) { signals.cancel(); }));
     io.run();
     server.stop();
   } catch (const std::exception& error) {

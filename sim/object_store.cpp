@@ -112,13 +112,13 @@ std::string Store::new_uid() {
   std::uniform_int_distribution<std::uint64_t> any;
   std::uint64_t high = any(random_);
   std::uint64_t low = any(random_);
-  high = (high & ~0xF000ull) | 0x4000ull;                       // version 4
-  low = (low & 0x3FFFFFFFFFFFFFFFull) | 0x8000000000000000ull;  // RFC 4122 variant
+  high = (high & ~0xF000ULL) | 0x4000ULL;                       // version 4
+  low = (low & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;  // RFC 4122 variant
   return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", high >> 32, (high >> 16) & 0xFFFF,
-                     high & 0xFFFF, low >> 48, low & 0xFFFFFFFFFFFFull);
+                     high & 0xFFFF, low >> 48, low & 0xFFFFFFFFFFFFULL);
 }
 
-void Store::publish(TypeState& state, StoreEvent event) {
+void Store::publish(TypeState& state, StoreEvent event) const {
   const auto& ns = event.object->namespace_;
   std::erase_if(state.watchers, [](const auto& watcher) { return watcher->closed(); });
   for (const auto& watcher : state.watchers)

@@ -123,7 +123,7 @@ class Store {
 
   TypeState& state(const ResourceType& type);
   const TypeState* find_state(const ResourceType& type) const;
-  void publish(TypeState& state, StoreEvent event);
+  void publish(TypeState& state, StoreEvent event) const;
   std::string new_uid();
   ObjectPtr remove_locked(const ResourceType& type, TypeState& state, const ObjectPtr& current);
 

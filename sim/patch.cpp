@@ -258,11 +258,12 @@ json::value strategic(json::value target, const json::value& patch, std::string_
     if (field.starts_with("$deleteFromPrimitiveList/")) {
       auto name = field.substr(25);
       if (auto* list = object.if_contains(name);
-          list != nullptr && list->is_array() && value.is_array())
+          list != nullptr && list->is_array() && value.is_array()) {
+        const json::array& removed = value.get_array();
         erase_items(list->get_array(), [&](const json::value& e) {
-          return std::find(value.get_array().begin(), value.get_array().end(), e) !=
-                 value.get_array().end();
+          return std::find(removed.begin(), removed.end(), e) != removed.end();
         });
+      }
       continue;
     }
     if (value.is_null()) {

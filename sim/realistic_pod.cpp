@@ -37,7 +37,7 @@ std::string name_suffix(std::uint64_t value, std::size_t length) {
 std::string ipv4(std::uint8_t a, std::uint64_t host) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%u.%u.%u.%u", a, static_cast<unsigned>((host >> 16) & 0xff),
-                static_cast<unsigned>((host >> 8) & 0xff), static_cast<unsigned>(host & 0xff) | 1u);
+                static_cast<unsigned>((host >> 8) & 0xff), static_cast<unsigned>(host & 0xff) | 1U);
   return buf;
 }
 

@@ -350,7 +350,7 @@ ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace
       if (error.status().reason != "AlreadyExists") throw;  // else created meanwhile: merge
     }
   }
-  auto intent = [&](json::object current) {
+  auto intent = [&](const json::object& current) {
     return apply::server_side_apply(current, configuration, target, options.force);
   };
   // A Scale was turned into the object's own fields above; the entry still says "scale".

@@ -56,6 +56,6 @@ class ChunkBuilder {
 };
 
 /// Chunks of about this size are flushed while streaming lists and initial watch events.
-inline constexpr std::size_t kChunkBytes = 256 * 1024;
+inline constexpr std::size_t kChunkBytes = std::size_t{256} * 1024;
 
 }  // namespace rg::sim

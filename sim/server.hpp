@@ -38,7 +38,7 @@ struct ServerOptions {
   int io_threads = 1;
   StoreOptions store;
   WatchSettings watch;
-  std::size_t body_limit = 3 * 1024 * 1024;
+  std::size_t body_limit = std::size_t{3} * 1024 * 1024;
   TlsOptions tls;          ///< off by default in-process; the kube-sim binary turns it on
   auth::AuthOptions auth;  ///< off by default in-process; the kube-sim binary turns it on
 };

@@ -62,13 +62,13 @@ std::string human_duration(std::int64_t seconds) {
     return minutes % 60 == 0 ? fmt::format("{}h", hours)
                              : fmt::format("{}h{}m", hours, minutes % 60);
   if (hours < 48) return fmt::format("{}h", hours);
-  if (hours < 24 * 8)
+  if (hours < std::int64_t{24} * 8)
     return hours % 24 == 0 ? fmt::format("{}d", hours / 24)
                            : fmt::format("{}d{}h", hours / 24, hours % 24);
-  if (hours < 24 * 365 * 2) return fmt::format("{}d", hours / 24);
+  if (hours < std::int64_t{24} * 365 * 2) return fmt::format("{}d", hours / 24);
   std::int64_t years = hours / 24 / 365;
   std::int64_t days = (hours / 24) % 365;
-  if (hours < 24 * 365 * 8)
+  if (hours < std::int64_t{24} * 365 * 8)
     return days == 0 ? fmt::format("{}y", years) : fmt::format("{}y{}d", years, days);
   return fmt::format("{}y", years);
 }
@@ -272,7 +272,7 @@ json::array node_cells(const json::object& node, const json::object* metadata) {
       if (t == "ExternalIP") external = string_at(&a.get_object(), "address");
     }
   const auto* info = status ? object_at(*status, "nodeInfo") : nullptr;
-  auto or_unknown = [](std::string s) { return s.empty() ? std::string("<unknown>") : s; };
+  auto or_unknown = [](const std::string& s) { return s.empty() ? std::string("<unknown>") : s; };
   return json::array{json::string(string_at(metadata, "name")),
                      state,
                      roles.empty() ? "<none>" : fmt::format("{}", fmt::join(roles, ",")),

@@ -7,7 +7,7 @@
 namespace rg::sim {
 
 struct Watcher::Signal {
-  explicit Signal(boost::asio::any_io_executor executor) : channel(std::move(executor), 1) {}
+  explicit Signal(const boost::asio::any_io_executor& executor) : channel(executor, 1) {}
   boost::asio::experimental::concurrent_channel<void(boost::system::error_code)> channel;
 };
 
@@ -23,11 +23,11 @@ std::string_view to_string(EventType type) {
   return "ERROR";
 }
 
-Watcher::Watcher(boost::asio::any_io_executor executor, std::string namespace_,
+Watcher::Watcher(const boost::asio::any_io_executor& executor, std::string namespace_,
                  std::size_t capacity)
     : namespace_(std::move(namespace_)),
       capacity_(capacity),
-      signal_(std::make_unique<Signal>(std::move(executor))) {}
+      signal_(std::make_unique<Signal>(executor)) {}
 
 Watcher::~Watcher() = default;
 

@@ -33,7 +33,8 @@ class Watcher {
  public:
   /// `namespace_` empty = all namespaces. `capacity` bounds the pending events: a watcher that
   /// falls further behind is closed (its client re-watches from its last resourceVersion).
-  Watcher(boost::asio::any_io_executor executor, std::string namespace_, std::size_t capacity);
+  Watcher(const boost::asio::any_io_executor& executor, std::string namespace_,
+          std::size_t capacity);
   ~Watcher();
   Watcher(const Watcher&) = delete;
   Watcher& operator=(const Watcher&) = delete;

@@ -208,8 +208,9 @@ void default_horizontal_pod_autoscaler(json::object& object) {
   }
 }
 
-void validate_horizontal_pod_autoscaler(const json::object& object, std::vector<FieldError>& list) {
-  Problems problems{list};
+void validate_horizontal_pod_autoscaler(const json::object& object,
+                                        std::vector<FieldError>& field_errors) {
+  Problems problems{field_errors};
   const json::object empty;
   const auto* found = find_object(object, "spec");
   const json::object& spec = found != nullptr ? *found : empty;
@@ -221,9 +222,9 @@ void validate_horizontal_pod_autoscaler(const json::object& object, std::vector<
   if (max < 1) problems.invalid("spec.maxReplicas", max, "must be greater than 0");
   if (has_min && max < min)
     problems.invalid("spec.maxReplicas", max, "must be greater than or equal to `minReplicas`");
-  const auto before = list.size();
+  const auto before = field_errors.size();
   validate_reference(problems, find_object(spec, "scaleTargetRef"), "spec.scaleTargetRef");
-  if (list.size() == before)  // metrics are checked only once the target is
+  if (field_errors.size() == before)  // metrics are checked only once the target is
     if (const auto* metrics = find_array(spec, "metrics"))
       for (std::size_t i = 0; i < metrics->size(); ++i)
         if (const auto* metric = (*metrics)[i].if_object())

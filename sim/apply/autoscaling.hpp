@@ -20,6 +20,6 @@ void default_horizontal_pod_autoscaler(boost::json::object& object);
 /// below minReplicas, a missing or unusable scaleTargetRef kind/name, metrics without their
 /// source, and behavior rules out of range.
 void validate_horizontal_pod_autoscaler(const boost::json::object& object,
-                                        std::vector<FieldError>& problems);
+                                        std::vector<FieldError>& field_errors);
 
 }  // namespace rg::sim::apply

@@ -125,9 +125,9 @@ void FieldSet::visit(const Node& node, FieldPath& path,
   }
 }
 
-void FieldSet::for_each(const std::function<void(const FieldPath&)>& fn) const {
+void FieldSet::for_each(const std::function<void(const FieldPath&)>& action) const {
   FieldPath path;
-  visit(root_, path, fn);
+  visit(root_, path, action);
 }
 
 json::object FieldSet::node_json(const Node& node) {

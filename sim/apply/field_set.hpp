@@ -33,7 +33,7 @@ class FieldSet {
   FieldSet only_prefix(const FieldPath& prefix) const;
 
   /// Every member, in order (parents before children).
-  void for_each(const std::function<void(const FieldPath&)>& visit) const;
+  void for_each(const std::function<void(const FieldPath&)>& action) const;
 
   /// The FieldsV1 JSON object.
   boost::json::object to_json() const;

@@ -100,7 +100,7 @@ std::vector<std::string> unknown_fields(const ResourceType& type,
                                         const boost::json::object& object) {
   std::vector<std::string> unknown;
   const Names known = top_level_fields(type);
-  if (known.size() == 0) return unknown;
+  if (known.empty()) return unknown;
   for (const auto& [key, value] : object) {
     if (key == "apiVersion" || key == "kind") continue;
     if (key == "metadata") {
@@ -122,6 +122,7 @@ std::vector<std::string> validate_fields(FieldValidation mode, const ResourceTyp
   if (unknown.empty()) return warnings;
   if (mode == FieldValidation::kStrict) {
     std::vector<std::string> parts;
+    parts.reserve(unknown.size());
     for (const auto& field : unknown) parts.push_back(fmt::format("unknown field \"{}\"", field));
     throw errors::bad_request(
         fmt::format("{} in version \"{}\" cannot be handled as a {}: strict decoding error: {}",

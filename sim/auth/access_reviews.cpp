@@ -46,7 +46,7 @@ HttpResponse serve_self_subject_rules_review(const HttpRequest& request, const U
       parse_object_body(request, "SelfSubjectRulesReview", "authorization.k8s.io/v1");
   json::object spec;
   if (const auto* value = find_object(body, "spec")) spec = *value;
-  const std::string namespace_ = string_at(spec, "namespace");
+  const std::string rules_namespace = string_at(spec, "namespace");
   json::array resource_rules;
   json::array non_resource_rules;
   if (user.in_group(kSystemMasters)) {  // the privileged-groups authorizer's rules
@@ -56,8 +56,8 @@ HttpResponse serve_self_subject_rules_review(const HttpRequest& request, const U
     non_resource_rules.push_back(
         json::object{{"verbs", json::array{"*"}}, {"nonResourceURLs", json::array{"*"}}});
   }
-  const auto errors =
-      authorizer.visit_rules(user, namespace_, [&](const json::object& rule, const RuleSource&) {
+  const auto errors = authorizer.visit_rules(
+      user, rules_namespace, [&](const json::object& rule, const RuleSource&) {
         if (has_entries(rule, "resources"))
           resource_rules.push_back(
               rule_info(rule, {"verbs", "apiGroups", "resources", "resourceNames"}));

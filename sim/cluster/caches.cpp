@@ -20,7 +20,8 @@ const ResourceTypes& ResourceTypes::builtin() {
   return types;
 }
 
-Caches::Caches(Store& store, const ResourceTypes& types, boost::asio::any_io_executor executor)
+Caches::Caches(Store& store, const ResourceTypes& types,
+               const boost::asio::any_io_executor& executor)
     : pods(store, types.pods, executor),
       nodes(store, types.nodes, executor),
       leases(store, types.leases, executor),

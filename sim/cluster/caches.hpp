@@ -22,7 +22,7 @@ struct ResourceTypes {
 };
 
 struct Caches {
-  Caches(Store& store, const ResourceTypes& types, boost::asio::any_io_executor executor);
+  Caches(Store& store, const ResourceTypes& types, const boost::asio::any_io_executor& executor);
 
   Informer<PodView> pods;
   Informer<NodeView> nodes;

@@ -49,8 +49,8 @@ struct Cluster::Impl {
   }
 };
 
-Cluster::Cluster(Store& store, ClusterOptions options, boost::asio::any_io_executor executor)
-    : impl_(new Impl{store, std::move(options), boost::asio::make_strand(std::move(executor))}) {}
+Cluster::Cluster(Store& store, ClusterOptions options, const boost::asio::any_io_executor& executor)
+    : impl_(new Impl{store, std::move(options), boost::asio::make_strand(executor)}) {}
 
 Cluster::~Cluster() = default;
 

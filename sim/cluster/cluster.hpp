@@ -28,7 +28,7 @@ namespace rg::sim {
 class Cluster {
  public:
   /// Controllers run on a strand of `executor`; the Store must outlive the Cluster.
-  Cluster(Store& store, ClusterOptions options, boost::asio::any_io_executor executor);
+  Cluster(Store& store, ClusterOptions options, const boost::asio::any_io_executor& executor);
   ~Cluster();
   Cluster(const Cluster&) = delete;
   Cluster& operator=(const Cluster&) = delete;

@@ -222,6 +222,7 @@ void DeploymentController::roll(const DeploymentView& deployment, const ReplicaS
   if (can_remove <= 0) return;
   // First the old pods that are not available anyway.
   std::vector<std::pair<ReplicaSetPtr, std::int64_t>> targets;
+  targets.reserve(old.size());
   for (const auto& rs : old) targets.emplace_back(rs, rs->replicas);
   for (auto& [rs, target] : targets) {
     const std::int64_t unhealthy = std::max<std::int64_t>(target - rs->available_replicas, 0);

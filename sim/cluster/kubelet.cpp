@@ -194,17 +194,18 @@ void Kubelets::start_pod(const PodView& pod, const NodeView& node) {
           const std::string image = string_at(*container, "image");
           std::string id = uuid_from(object.uid + "/" + name);
           std::erase(id, '-');  // 32 hex digits; a containerd id has 64
-          statuses.push_back(
-              json::object{{"name", name},
-                           {"state", json::object{{"running", json::object{{"startedAt", now}}}}},
-                           {"lastState", json::object{}},
-                           {"ready", true},
-                           {"restartCount", 0},
-                           {"image", image},
-                           {"imageID", image.substr(0, image.find(':', image.rfind('/') + 1)) +
-                                           "@sha256:" + std::string(64, 'e')},
-                           {"containerID", "containerd://" + id + id},
-                           {"started", true}});
+          statuses.push_back(json::object{
+              {"name", name},
+              {"state", json::object{{"running", json::object{{"startedAt", now}}}}},
+              {"lastState", json::object{}},
+              {"ready", true},
+              {"restartCount", 0},
+              {"image", image},
+              {"imageID",
+               fmt::format("{}@sha256:{}", image.substr(0, image.find(':', image.rfind('/') + 1)),
+                           std::string(64, 'e'))},
+              {"containerID", "containerd://" + id + id},
+              {"started", true}});
         }
         status["containerStatuses"] = std::move(statuses);
         return stored;

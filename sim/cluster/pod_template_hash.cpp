@@ -37,10 +37,10 @@ void write_canonical(const json::value& value, std::string& out) {
   }
 }
 
-std::uint32_t fnv1a_32(std::string_view text, std::uint32_t hash = 2166136261u) {
+std::uint32_t fnv1a_32(std::string_view text, std::uint32_t hash = 2166136261U) {
   for (unsigned char c : text) {
     hash ^= c;
-    hash *= 16777619u;
+    hash *= 16777619U;
   }
   return hash;
 }

@@ -82,9 +82,9 @@ void seed_deployments(Store& store, const DeploymentSeed& seed) {
   std::uint64_t ordinal = 0;
   for (std::size_t d = 1; d <= seed.deployments; ++d) {
     const std::string name = fmt::format("{}-{}", seed.name_prefix, d);
-    json::object template_ = pod_template(name, seed.image);
-    const std::string hash = cluster::pod_template_hash(template_);
-    const std::string rs_name = name + "-" + hash;
+    json::object pod_template_object = pod_template(name, seed.image);
+    const std::string hash = cluster::pod_template_hash(pod_template_object);
+    const std::string rs_name = fmt::format("{}-{}", name, hash);
     json::object deployment{
         {"apiVersion", "apps/v1"},
         {"kind", "Deployment"},
@@ -96,7 +96,7 @@ void seed_deployments(Store& store, const DeploymentSeed& seed) {
                       {"annotations", json::object{{"deployment.kubernetes.io/revision", "1"}}}}},
         {"spec", json::object{{"replicas", replicas},
                               {"selector", json::object{{"matchLabels", {{"app", name}}}}},
-                              {"template", std::move(template_)},
+                              {"template", std::move(pod_template_object)},
                               {"strategy", json::object{{"type", "RollingUpdate"},
                                                         {"rollingUpdate",
                                                          json::object{{"maxUnavailable", "25%"},

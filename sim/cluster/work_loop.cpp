@@ -11,9 +11,9 @@
 
 namespace rg::sim::cluster {
 
-WorkLoop::WorkLoop(boost::asio::any_io_executor executor, std::string name,
+WorkLoop::WorkLoop(const boost::asio::any_io_executor& executor, std::string name,
                    Clock::duration retry_delay)
-    : name_(std::move(name)), retry_delay_(retry_delay), timer_(std::move(executor)) {}
+    : name_(std::move(name)), retry_delay_(retry_delay), timer_(executor) {}
 
 void WorkLoop::wake() {
   if (waiting_) timer_.cancel();

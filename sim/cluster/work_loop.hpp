@@ -24,7 +24,7 @@ class WorkLoop {
   using Sync = std::function<void(const std::string& key)>;
 
   /// `name` appears in log lines; `retry_delay` is the wait after a failed sync.
-  WorkLoop(boost::asio::any_io_executor executor, std::string name,
+  WorkLoop(const boost::asio::any_io_executor& executor, std::string name,
            Clock::duration retry_delay = std::chrono::milliseconds(50));
 
   /// Queues `key` to sync as soon as possible.
