@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/model/compact_string.hpp"
 #include "informer/index_funcs.hpp"
 #include "informer/known_objects.hpp"
 #include "informer/object_key.hpp"
@@ -40,6 +41,9 @@ struct StringHash {
 };
 template <class V>
 using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+/// The store: a CompactString key (16 bytes) per cached object.
+template <class V>
+using KeyMap = std::unordered_map<client::CompactString, V, StringHash, std::equal_to<>>;
 }  // namespace detail
 
 /// Runs on every object before it is stored; returns the object to store (may be the same).
@@ -103,7 +107,7 @@ class Indexer final : public KnownObjects<T> {
   /// Atomically replaces the whole contents (a relist). Readers see the old or the new contents,
   /// never a mix. Later duplicates of a key win.
   void replace(std::vector<ObjectPtr> objects, std::string resource_version) {
-    detail::StringMap<ObjectPtr> items;
+    detail::KeyMap<ObjectPtr> items;
     items.reserve(objects.size());
     for (auto& object : objects) {
       object = prepare(std::move(object));
@@ -141,7 +145,7 @@ class Indexer final : public KnownObjects<T> {
     std::shared_lock lock(mutex_);
     std::vector<std::string> out;
     out.reserve(items_.size());
-    for (const auto& [key, object] : items_) out.push_back(key);
+    for (const auto& [key, object] : items_) out.emplace_back(key);
     return out;
   }
 
@@ -266,7 +270,7 @@ class Indexer final : public KnownObjects<T> {
     return object;
   }
 
-  void unindex(const Indexers<T>& indexers, const std::string& key, const T& object) {
+  void unindex(const Indexers<T>& indexers, std::string_view key, const T& object) {
     for (const auto& [name, func] : indexers) {
       Index& index = indices_.find(name)->second;
       for (const auto& value : func(object)) erase_from(index, value, key);
@@ -281,7 +285,7 @@ class Indexer final : public KnownObjects<T> {
   }
 
   static detail::StringMap<Index> build_indices(const Indexers<T>& indexers,
-                                                const detail::StringMap<ObjectPtr>& items) {
+                                                const detail::KeyMap<ObjectPtr>& items) {
     detail::StringMap<Index> indices;
     for (const auto& [name, func] : indexers) {
       Index& index = indices[name];
@@ -307,7 +311,7 @@ class Indexer final : public KnownObjects<T> {
   mutable std::shared_mutex mutex_;
   std::shared_ptr<const Indexers<T>> indexers_;
   TransformFunc<T> transform_;
-  detail::StringMap<ObjectPtr> items_;
+  detail::KeyMap<ObjectPtr> items_;
   detail::StringMap<Index> indices_;
   std::string resource_version_;
 };

@@ -27,9 +27,9 @@ struct OwnerReference {
 /// an unset creationTimestamp is the epoch (WallTime{}).
 struct ObjectMeta {
   std::string name;
-  std::string generate_name;
+  CompactString generate_name;
   std::string namespace_;
-  std::string uid;
+  CompactString uid;
   std::string resource_version;
   std::int64_t generation = 0;
   WallTime creation_timestamp;
