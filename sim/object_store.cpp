@@ -219,13 +219,13 @@ ObjectPtr Store::remove(const ResourceType& type, std::string_view namespace_,
 }
 
 WatchStart Store::watch(const ResourceType& type, std::string_view namespace_,
-                        std::optional<std::uint64_t> from, boost::asio::any_io_executor executor) {
+                        std::optional<std::uint64_t> from,
+                        const boost::asio::any_io_executor& executor) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
   WatchStart start;
-  start.watcher =
-      std::make_shared<Watcher>(std::move(executor), type.namespaced ? std::string(namespace_) : "",
-                                options_.watcher_capacity);
+  start.watcher = std::make_shared<Watcher>(
+      executor, type.namespaced ? std::string(namespace_) : "", options_.watcher_capacity);
   if (!from) {
     start.initial = list_of(state.objects, start.watcher->namespace_filter(), resource_version_);
   } else {

@@ -98,7 +98,7 @@ class Store {
   /// after that resourceVersion. Throws 410 Expired when `from` is older than the history
   /// window and 504 when it is in the future.
   WatchStart watch(const ResourceType& type, std::string_view namespace_,
-                   std::optional<std::uint64_t> from, boost::asio::any_io_executor executor);
+                   std::optional<std::uint64_t> from, const boost::asio::any_io_executor& executor);
   void unwatch(const ResourceType& type, const std::shared_ptr<Watcher>& watcher);
 
   /// Fault injection: ends every open watch now.

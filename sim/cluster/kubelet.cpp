@@ -204,7 +204,7 @@ void Kubelets::start_pod(const PodView& pod, const NodeView& node) {
               {"imageID",
                fmt::format("{}@sha256:{}", image.substr(0, image.find(':', image.rfind('/') + 1)),
                            std::string(64, 'e'))},
-              {"containerID", "containerd://" + id + id},
+              {"containerID", fmt::format("containerd://{}{}", id, id)},
               {"started", true}});
         }
         status["containerStatuses"] = std::move(statuses);
