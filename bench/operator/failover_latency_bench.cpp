@@ -165,7 +165,7 @@ WritesAlone writes_alone(rg::sim::Server& server,
     };
     std::exception_ptr failure;
     for (int w = 0; w < workers; ++w) {
-      asio::co_spawn(io, write_next, [&](std::exception_ptr e) {
+      asio::co_spawn(io, write_next, [&](const std::exception_ptr& e) {
         if (e) failure = e;
       });
     }
@@ -299,7 +299,7 @@ int main(int argc, char** argv) {
     std::printf(
         "operator synced; steady RSS %.1f MiB more than before it started (%.2f KiB per "
         "cached pod)\n",
-        (rss_kib() - rss_before) / 1024.0,
+        static_cast<double>(rss_kib() - rss_before) / 1024.0,
         double(rss_kib() - rss_before) / double(deployments * pods_per_deployment));
     for (std::size_t i = 0; i < failures && i < node_names.size(); ++i) {
       const std::string& node = node_names[i * node_names.size() / failures];
@@ -350,7 +350,7 @@ int main(int argc, char** argv) {
     store.unwatch(event_type, event_watcher);
   };
   std::exception_ptr failure;
-  asio::co_spawn(io, measure, [&](std::exception_ptr e) { failure = e; });
+  asio::co_spawn(io, measure, [&](const std::exception_ptr& e) { failure = e; });
   io.run();
 
   asio::post(operator_io, [&] { stop.emit(asio::cancellation_type::terminal); });
