@@ -111,9 +111,10 @@ boost::asio::awaitable<CacheState> CacheConsistencyChecker::list_server() {
     const json::value page = co_await client_.list(scope_.resource, options);
     for (const json::value& item : page.at("items").as_array()) {
       const json::object& metadata = item.at("metadata").as_object();
-      std::string namespace_ = string_at(metadata, "namespace");
-      std::string key = namespace_.empty() ? string_at(metadata, "name")
-                                           : namespace_ + "/" + string_at(metadata, "name");
+      const std::string object_namespace = string_at(metadata, "namespace");
+      std::string key = object_namespace.empty()
+                            ? string_at(metadata, "name")
+                            : object_namespace + "/" + string_at(metadata, "name");
       state.emplace(std::move(key), string_at(metadata, "resourceVersion"));
     }
     continue_token = string_at(page.at("metadata").as_object(), "continue");

@@ -43,7 +43,8 @@ void SharedInformerFactory::start(const asio::any_io_executor& executor) {
         std::make_unique<Running::Started>(asio::make_strand(executor));
     ++running_->active;
     running_lock.unlock();
-    auto on_end = [running = running_, name = informer->state().name](std::exception_ptr error) {
+    auto on_end = [running = running_,
+                   name = informer->state().name](const std::exception_ptr& error) {
       if (error && !client::is_cancellation(error)) {
         try {
           std::rethrow_exception(error);
@@ -71,7 +72,7 @@ std::vector<CacheSyncResult> SharedInformerFactory::sync_state() const {
 }
 
 asio::awaitable<std::vector<CacheSyncResult>> SharedInformerFactory::wait_for_cache_sync(
-    std::chrono::milliseconds timeout) {
+    std::chrono::milliseconds timeout) const {
   // Polled like client-go's WaitForCacheSync: syncing is a one-off event per informer.
   constexpr auto kPollInterval = std::chrono::milliseconds(50);
   const auto deadline = std::chrono::steady_clock::now() + timeout;

@@ -100,7 +100,7 @@ class SharedInformerFactory {
   /// Waits until every started informer has synced, or `timeout`. Each result says whether it
   /// synced and, if not, the reflector's health and last problem (forbidden, unauthorized...).
   boost::asio::awaitable<std::vector<CacheSyncResult>> wait_for_cache_sync(
-      std::chrono::milliseconds timeout);
+      std::chrono::milliseconds timeout) const;
 
   /// A snapshot of every informer's sync state (for /readyz).
   std::vector<CacheSyncResult> sync_state() const;

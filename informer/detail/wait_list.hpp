@@ -78,7 +78,7 @@ class WaitList {
     explicit WaiterFor(Handler handler)
         : handler_(std::move(handler)),
           work_(boost::asio::prefer(boost::asio::get_associated_executor(handler_),
-                                    boost::asio::execution::outstanding_work.tracked)) {}
+                                    boost::asio::execution::outstanding_work_t::tracked)) {}
 
     void complete(boost::system::error_code ec) override {
       auto resume = [handler = std::move(handler_), ec]() mutable {
@@ -91,7 +91,7 @@ class WaitList {
    private:
     Handler handler_;
     decltype(boost::asio::prefer(boost::asio::get_associated_executor(std::declval<Handler&>()),
-                                 boost::asio::execution::outstanding_work.tracked)) work_;
+                                 boost::asio::execution::outstanding_work_t::tracked)) work_;
   };
 
   struct CancelHandler {
