@@ -1,19 +1,11 @@
 // Request target parsing and header/parameter lookup.
 #include "sim/http_types.hpp"
 
+#include "client/transport/hex_digit.hpp"
+
 #include <algorithm>
 
 namespace rg::sim {
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
 
 std::optional<std::string_view> HttpRequest::param(std::string_view name) const {
   for (const auto& [key, value] : query)
@@ -32,9 +24,10 @@ std::string url_decode(std::string_view text, bool plus_is_space) {
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (c == '%' && i + 2 < text.size() && hex_value(text[i + 1]) >= 0 &&
-        hex_value(text[i + 2]) >= 0) {
-      out += static_cast<char>(hex_value(text[i + 1]) * 16 + hex_value(text[i + 2]));
+    if (c == '%' && i + 2 < text.size() && client::hex_digit_value(text[i + 1]) >= 0 &&
+        client::hex_digit_value(text[i + 2]) >= 0) {
+      out += static_cast<char>(client::hex_digit_value(text[i + 1]) * 16 +
+                               client::hex_digit_value(text[i + 2]));
       i += 2;
     } else if (c == '+' && plus_is_space) {
       out += ' ';

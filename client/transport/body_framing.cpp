@@ -2,6 +2,8 @@
 // until-close bodies. Body bytes pass through as views; only framing is looked at byte by byte.
 #include "client/transport/body_framing.hpp"
 
+#include "client/transport/hex_digit.hpp"
+
 #include <boost/beast/http/error.hpp>
 
 #include <algorithm>
@@ -12,13 +14,6 @@ namespace rg::client {
 namespace http = boost::beast::http;
 
 namespace {
-
-int hex_value(char byte) {
-  if (byte >= '0' && byte <= '9') return byte - '0';
-  if (byte >= 'a' && byte <= 'f') return byte - 'a' + 10;
-  if (byte >= 'A' && byte <= 'F') return byte - 'A' + 10;
-  return -1;
-}
 
 bool fail(boost::system::error_code& ec, http::error error) {
   ec = error;
@@ -72,7 +67,7 @@ bool BodyFraming::count_line_byte(boost::system::error_code& ec) {
 bool BodyFraming::step(char byte, boost::system::error_code& ec) {
   switch (state_) {
     case State::kSize: {
-      const int digit = hex_value(byte);
+      const int digit = hex_digit_value(byte);
       if (digit < 0) return fail(ec, http::error::bad_chunk);
       remaining_ = static_cast<std::uint64_t>(digit);
       line_bytes_ = 0;
@@ -80,7 +75,7 @@ bool BodyFraming::step(char byte, boost::system::error_code& ec) {
       return true;
     }
     case State::kSizeMore: {
-      if (const int digit = hex_value(byte); digit >= 0) {
+      if (const int digit = hex_digit_value(byte); digit >= 0) {
         if (remaining_ > (std::numeric_limits<std::uint64_t>::max() >> 4)) {
           return fail(ec, http::error::bad_chunk);
         }
