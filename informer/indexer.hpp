@@ -39,11 +39,17 @@ struct StringHash {
     return std::hash<std::string_view>{}(s);
   }
 };
+/// Compares any two string-likes as std::string_view (std::equal_to<> would need an
+/// operator== of two CompactStrings, which clang finds ambiguous through their conversions).
+struct StringEqual {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
+};
 template <class V>
-using StringMap = std::unordered_map<std::string, V, StringHash, std::equal_to<>>;
+using StringMap = std::unordered_map<std::string, V, StringHash, StringEqual>;
 /// The store: a CompactString key (16 bytes) per cached object.
 template <class V>
-using KeyMap = std::unordered_map<client::CompactString, V, StringHash, std::equal_to<>>;
+using KeyMap = std::unordered_map<client::CompactString, V, StringHash, StringEqual>;
 }  // namespace detail
 
 /// Runs on every object before it is stored; returns the object to store (may be the same).

@@ -441,7 +441,7 @@ struct Manager::Impl {
     if (elector) metrics.leader(options.leader_election_id, false);
   }
 
-  asio::awaitable<void> wait_for_caches() {
+  asio::awaitable<void> wait_for_caches() const {
     for (;;) {
       const auto results = co_await factory.wait_for_cache_sync(std::chrono::seconds(30));
       bool all = true;
