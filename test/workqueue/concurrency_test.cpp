@@ -245,8 +245,14 @@ TEST_CASE("claims handed to other threads are done there") {
   finishers_work.reset();
   join(finisher_threads);
 
-  ledger.check_every_add_processed();
-  CHECK(q->len() == 0);
+  // Not check_every_add_processed(): a key added again while its claim was out is queued once
+  // more by that claim's done(), as in client-go, and here done() may come after shut_down() let
+  // every worker return, so that last add is never handed out. What must hold is that no key
+  // was ever held twice and every claim ended.
+  MESSAGE("keys processed: " << ledger.processed.load());
+  CHECK(ledger.workers_returned.load() == kWorkers);
+  CHECK_FALSE(ledger.overlap);
+  CHECK(ledger.in_flight.empty());
 }
 
 TEST_CASE("workers on two io_contexts share a queue, each resumed on its own") {
