@@ -48,6 +48,7 @@
 #include <set>
 #include <thread>
 
+#include "bench/process_stats.hpp"
 #include "client/config/resolve.hpp"
 #include "client/model/time.hpp"
 #include "client/rest/rest_client.hpp"
@@ -60,15 +61,6 @@ namespace {
 namespace asio = boost::asio;
 namespace json = boost::json;
 using Clock = std::chrono::steady_clock;
-
-long rss_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  }
-  return 0;
-}
 
 // CPU time each thread of this process has run so far, in ns (/proc/self/task/TID/schedstat).
 std::map<long, std::uint64_t> thread_cpu_ns() {
@@ -244,7 +236,7 @@ int main(int argc, char** argv) {
   options.health_probe_bind_address = "0";
   rg::client::ResolveOptions resolve;
   resolve.kubeconfig = kubeconfig;
-  const long rss_before = rss_kib();
+  const std::size_t rss_before = rg::bench::resident_bytes();
   asio::io_context operator_io;
   rg::op::Manager manager(options, rg::client::resolve_config(resolve));
   asio::cancellation_signal stop;
@@ -296,11 +288,13 @@ int main(int argc, char** argv) {
         }
       }
     }
+    const double rss_kib =
+        (static_cast<double>(rg::bench::resident_bytes()) - static_cast<double>(rss_before)) /
+        1024.0;
     std::printf(
         "operator synced; steady RSS %.1f MiB more than before it started (%.2f KiB per "
         "cached pod)\n",
-        static_cast<double>(rss_kib() - rss_before) / 1024.0,
-        double(rss_kib() - rss_before) / double(deployments * pods_per_deployment));
+        rss_kib / 1024.0, rss_kib / double(deployments * pods_per_deployment));
     for (std::size_t i = 0; i < failures && i < node_names.size(); ++i) {
       const std::string& node = node_names[i * node_names.size() / failures];
       std::set<std::string> waiting = deployments_on[node];
