@@ -204,8 +204,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
   };
 
   if (verb == "get") {
-    auto object = registry_.store().get(type, ns, info.name);
-    if (!object) throw errors::not_found(type, info.name);
+    auto object = registry_.read(type, ns, info.name);
     HttpResponse response = reply(200, *object);
     co_await stream.send(response);
   } else if (verb == "create" && sub == "binding") {

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/version_conversion.hpp"
+
 namespace rg::sim {
 namespace {
 
@@ -46,7 +48,9 @@ std::string list_metadata(std::uint64_t resource_version, std::string_view conti
 }
 
 std::unique_ptr<ObjectEncoder> make_json_encoder(const ResourceType& type) {
-  return std::make_unique<JsonEncoder>(type);
+  auto encoder = std::make_unique<JsonEncoder>(type);
+  if (type.storage != nullptr) return converting_encoder(type, std::move(encoder));
+  return encoder;
 }
 
 }  // namespace rg::sim

@@ -46,10 +46,11 @@ std::uint64_t Store::resource_version() const {
   return resource_version_;
 }
 
-Store::TypeState& Store::state(const ResourceType& type) { return types_[&type]; }
+// Every served version of a resource shares its storage version's objects, events and watchers.
+Store::TypeState& Store::state(const ResourceType& type) { return types_[&type.stored()]; }
 
 const Store::TypeState* Store::find_state(const ResourceType& type) const {
-  auto it = types_.find(&type);
+  auto it = types_.find(&type.stored());
   return it == types_.end() ? nullptr : &it->second;
 }
 

@@ -15,6 +15,7 @@
 #include "sim/apply/strategy.hpp"
 #include "sim/json_fields.hpp"
 #include "sim/service_account_controller.hpp"
+#include "sim/version_conversion.hpp"
 
 namespace rg::sim {
 namespace {
@@ -112,9 +113,17 @@ json::object Registry::view_of(const StoredObject& object, std::string_view subr
 
 json::object Registry::get(const ResourceType& type, std::string_view namespace_,
                            std::string_view name, std::string_view subresource) const {
-  auto object = store_.get(type, namespace_, name);
+  auto object = store_.get(type.stored(), namespace_, name);
   if (!object) throw errors::not_found(type, name);
-  return view_of(*object, subresource);
+  if (subresource == "scale") return view_of(*object, subresource);
+  return convert_to(type, object->parse());
+}
+
+ObjectPtr Registry::read(const ResourceType& type, std::string_view namespace_,
+                         std::string_view name) const {
+  auto object = store_.get(type.stored(), namespace_, name);
+  if (!object) throw errors::not_found(type, name);
+  return in_version(type, object);
 }
 
 namespace {
@@ -124,18 +133,49 @@ apply::WriteTarget write_target(const ResourceType& type, std::string_view subre
   return {type.kind, type.group_version(), type.has_status(), subresource, manager};
 }
 
+// Records an update in `after`'s managedFields as the request's version sees the object: the
+// entry carries that apiVersion and its field paths (`before` and `after` are in the storage
+// version).
+void record_write(const ResourceType& type, std::string_view subresource,
+                  const json::object& before, json::object& after, const std::string& manager) {
+  const auto target = write_target(type, subresource, manager);
+  if (&type.stored() == &type) {
+    apply::record_update(&before, after, target);
+    return;
+  }
+  const json::object before_view = convert_to(type, before);
+  json::object after_view = convert_to(type, after);
+  apply::record_update(&before_view, after_view, target);
+  auto& metadata = object_at(after, "metadata");
+  if (const auto* fields = object_at(after_view, "metadata").if_contains("managedFields"))
+    metadata["managedFields"] = *fields;
+  else
+    metadata.erase("managedFields");
+}
+
 }  // namespace
 
 ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_,
                            json::object object, const WriteContext& context) {
-  prepare_create(type, namespace_, object);
-  if (!context.managed_fields_recorded)
+  const ResourceType& stored = type.stored();
+  bool recorded = context.managed_fields_recorded;
+  if (&stored != &type) {
+    // Another version of a stored resource: the manager owns what it sent, in its version.
+    object["kind"] = type.kind;
+    object["apiVersion"] = type.group_version();
+    if (!recorded)
+      apply::record_update(nullptr, object, write_target(type, "", context.field_manager));
+    recorded = true;
+    object = convert_to(stored, std::move(object));
+  }
+  prepare_create(stored, namespace_, object);
+  if (!recorded)
     apply::record_update(nullptr, object, write_target(type, "", context.field_manager));
-  auto created = store_.create(type, std::move(object), context.dry_run);
+  auto created = store_.create(stored, std::move(object), context.dry_run);
   if (apply::is_definition(type) && !context.dry_run) sync_definition(*created, false);
   if (type.group.empty() && type.resource == "namespaces" && !context.dry_run)
     ensure_default_service_account(*this, created->name);
-  return created;
+  return in_version(type, created);
 }
 
 const ResourceType* Registry::find(std::string_view group, std::string_view version,
@@ -230,11 +270,20 @@ void Registry::prepare_create(const ResourceType& type, std::string_view namespa
 ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_,
                            std::string_view name, std::string_view subresource,
                            const Intent& intent, const WriteContext& context) {
+  // `before` and what the mutation returns are in the storage version; the intent works on the
+  // request's version.
+  const ResourceType& stored = type.stored();
+  const bool converted = &stored != &type;
   auto updated = store_.update(
-      type, namespace_, name,
+      stored, namespace_, name,
       [&](const StoredObject& current, json::object before) {
-        json::object view = subresource == "scale" ? view_of(current, "scale") : before;
+        json::object view =
+            subresource == "scale" ? view_of(current, "scale") : convert_to(type, before);
         json::object wanted = intent(std::move(view));
+        if (converted) {
+          wanted["kind"] = type.kind;
+          wanted["apiVersion"] = type.group_version();
+        }
         auto& wanted_meta = object_at(wanted, "metadata");
         std::string rv = string_at(wanted_meta, "resourceVersion");
         if (!rv.empty() && rv != std::to_string(current.resource_version))
@@ -254,7 +303,10 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
           object_at(after, "spec")["replicas"] = replicas;
         } else if (subresource == "status") {
           after = before;
-          if (const auto* status = wanted.if_contains("status"))
+          const json::object wanted_stored =
+              converted ? convert_to(stored, wanted) : json::object();
+          const json::object& source = converted ? wanted_stored : wanted;
+          if (const auto* status = source.if_contains("status"))
             after["status"] = *status;
           else
             after.erase("status");
@@ -266,7 +318,7 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
               meta.erase("managedFields");
           }
         } else {
-          after = std::move(wanted);
+          after = convert_to(stored, std::move(wanted));
           // The main resource cannot change status when a status subresource exists.
           if (type.has_status()) {
             if (const auto* status = before.if_contains("status"))
@@ -282,7 +334,7 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
             else
               meta.erase(field);
           }
-          apply::apply_defaults(type, after);
+          apply::apply_defaults(stored, after);
         }
         if (spec_changed(before, after)) {
           auto& meta = object_at(after, "metadata");
@@ -291,20 +343,19 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
               generation != nullptr && generation->is_int64() ? generation->get_int64() + 1 : 1;
           meta["generation"] = next;
         }
-        apply::validate(type, after);
+        apply::validate(stored, after);
         if (apply::is_definition(type) && subresource.empty()) {
           apply::types_of_definition(after);
           after["status"] = apply::definition_status(after, find_object(before, "status"));
         }
         if (!context.managed_fields_recorded)
-          apply::record_update(&before, after,
-                               write_target(type, subresource, context.field_manager));
+          record_write(type, subresource, before, after, context.field_manager);
         return after;
       },
       context.dry_run);
   if (apply::is_definition(type) && subresource.empty() && !context.dry_run)
     sync_definition(*updated, false);
-  return updated;
+  return in_version(type, updated);
 }
 
 ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace_,
@@ -337,7 +388,7 @@ ApplyResult Registry::apply(const ResourceType& type, std::string_view namespace
   metadata.erase("managedFields");
   const auto target = write_target(type, subresource, options.field_manager);
   const WriteContext context{options.field_manager, true, options.dry_run};
-  if (!store_.get(type, namespace_, name)) {
+  if (!store_.get(type.stored(), namespace_, name)) {
     if (!subresource.empty()) throw errors::not_found(type, name);
     json::object stub_metadata{{"name", name}};
     if (type.namespaced) stub_metadata["namespace"] = namespace_;
@@ -385,7 +436,8 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
                       "in object meta: {}",
                       *options.precondition_resource_version, current.resource_version));
   };
-  auto current = store_.get(type, namespace_, name);
+  const ResourceType& stored = type.stored();
+  auto current = store_.get(stored, namespace_, name);
   if (!current) throw errors::not_found(type, name);
   check(*current);
   const json::object existing = current->parse();
@@ -400,7 +452,7 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
     // once its containers stopped; the store deletes it then. A shorter grace period than the
     // one running moves the deadline closer (0 with no finalizers deletes now).
     auto marked = store_.update(
-        type, namespace_, name,
+        stored, namespace_, name,
         [&](const StoredObject& now, json::object object) {
           check(now);
           auto& metadata = object_at(object, "metadata");
@@ -415,13 +467,13 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
           return object;
         },
         options.dry_run);
-    if (options.dry_run || store_.get(type, namespace_, name)) return {marked, false};
-    return {marked, true};
+    const bool deleted = !options.dry_run && !store_.get(stored, namespace_, name);
+    return {in_version(type, marked), deleted};
   }
-  if (options.dry_run) return {current, true};  // would be deleted now
+  if (options.dry_run) return {in_version(type, current), true};  // would be deleted now
   if (type.group.empty() && type.resource == "namespaces") {
     for (const auto* other : served_types()) {
-      if (!other->namespaced) continue;
+      if (!other->namespaced || other->storage != nullptr) continue;  // each store once
       const auto contents = store_.list(*other, name);
       for (const auto& item : contents->items) {
         try {
@@ -432,12 +484,12 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
       }
     }
   }
-  auto deleted = store_.remove(type, namespace_, name, check);
+  auto deleted = store_.remove(stored, namespace_, name, check);
   if (apply::is_definition(type)) sync_definition(*deleted, true);
   if (options.propagation_policy != "Orphan") cascade(deleted);
   if (type.group.empty() && type.resource == "serviceaccounts" && name == kDefaultServiceAccount)
     ensure_default_service_account(*this, namespace_);
-  return {deleted, true};
+  return {in_version(type, deleted), true};
 }
 
 void Registry::cascade(const ObjectPtr& owner) {

@@ -82,6 +82,12 @@ class Registry {
   boost::json::object get(const ResourceType& type, std::string_view namespace_,
                           std::string_view name, std::string_view subresource) const;
 
+  /// The object as `type`'s version names it (converted from the storage version). Throws
+  /// NotFound.
+  ObjectPtr read(const ResourceType& type, std::string_view namespace_,
+                 std::string_view name) const;
+
+  /// Writes take and return objects in `type`'s version; the store keeps the storage version.
   ObjectPtr create(const ResourceType& type, std::string_view namespace_,
                    boost::json::object object, const WriteContext& context);
 

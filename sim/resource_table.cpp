@@ -106,6 +106,13 @@ std::vector<ResourceType> builtin_types() {
   hpas.version = "v2";
   hpas.categories = {"all"};
   hpas.subresources = {{"status", "autoscaling", "v2", "HorizontalPodAutoscaler", kSubVerbs}};
+  // The same objects through autoscaling/v1, converted on every read and write
+  // (sim/hpa_conversion); listed after v2, which stays the group's preferred version.
+  auto hpas_v1 = hpas;
+  hpas_v1.version = "v1";
+  hpas_v1.storage_version = "v2";
+  hpas_v1.subresources = {status_of("autoscaling", "HorizontalPodAutoscaler")};
+  add(std::move(hpas_v1));
 
   auto& jobs = add(make("batch", "jobs", "job", "Job", true));
   jobs.categories = {"all"};
@@ -185,6 +192,9 @@ ResourceTable::ResourceTable(std::vector<ResourceType> types) : types_(std::move
           group_versions_.insert(group_versions_.end(), GroupVersion{type.group, type.version, {}});
     it->resources.push_back(&type);
   }
+  for (auto& type : types_)
+    if (!type.storage_version.empty())
+      type.storage = find(type.group, type.storage_version, type.resource);
 }
 
 const ResourceType* ResourceTable::find(std::string_view group, std::string_view version,

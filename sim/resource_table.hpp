@@ -34,6 +34,16 @@ struct ResourceType {
   /// `{"kind":"<Kind>","apiVersion":"<group/version>",` (filled by ResourceTable): prefix of a
   /// typed document built from a stored list item.
   std::string type_meta_prefix;
+  /// The version this resource's objects are stored in when it is another served version of the
+  /// same resource (autoscaling/v1 HorizontalPodAutoscalers are stored as v2, as the API
+  /// server's storage version); empty: this version.
+  std::string storage_version;
+  /// The type of storage_version in the same table (filled by ResourceTable); null when this
+  /// type is its own storage.
+  const ResourceType* storage = nullptr;
+
+  /// The type the store keeps this resource's objects under: `storage`, else this one.
+  const ResourceType& stored() const { return storage != nullptr ? *storage : *this; }
 
   std::string group_version() const;   ///< "v1" or "apps/v1"
   std::string group_resource() const;  ///< "pods" or "deployments.apps" (error messages)

@@ -10,6 +10,7 @@
 #include <ctime>
 
 #include "sim/object_encoder.hpp"
+#include "sim/version_conversion.hpp"
 
 namespace rg::sim {
 namespace {
@@ -447,8 +448,13 @@ class TableEncoder final : public ObjectEncoder {
 
  private:
   std::string row(const StoredObject& stored) {
-    json::object object = stored.parse();
-    json::object row{{"cells", cells_for(type_, object)}};
+    // Cells come from the storage version (`kubectl get hpa.v1.autoscaling` prints the same
+    // columns as v2); the object is shown in the requested one.
+    json::object object = convert_to(type_, stored.parse());
+    json::array cells = type_.storage != nullptr
+                            ? cells_for(*type_.storage, convert_to(*type_.storage, object))
+                            : cells_for(type_, object);
+    json::object row{{"cells", std::move(cells)}};
     if (include_object_ == "Object") {
       row["object"] = std::move(object);
     } else if (include_object_ != "None") {
