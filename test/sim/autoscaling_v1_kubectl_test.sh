@@ -60,6 +60,18 @@ expect "v1 keeps the memory metric in its annotation" '55 [{"type":"Resource","r
 out=$(k apply --server-side --validate=strict -f "$work/hpa-v1.yaml" 2>&1) || fail "server-side apply v1: $out"
 expect "server-side apply through v1" "horizontalpodautoscaler.autoscaling/web serverside-applied" "$out"
 
+# An older kubectl's autoscale (1.32 posts an autoscaling/v1 protobuf HorizontalPodAutoscaler).
+old_kubectl=$(command -v kubectl || true)
+if [[ -n $old_kubectl && $old_kubectl != "$kubectl" ]]; then
+  ko() { "$old_kubectl" --kubeconfig "$work/sim.kubeconfig" --cache-dir "$work/old-cache" "$@"; }
+  k create deployment api --image=nginx:1 >/dev/null
+  out=$(ko autoscale deployment api --min 2 --max 4 --cpu-percent 60 2>&1) || fail "old autoscale: $out"
+  expect "old kubectl autoscale" "horizontalpodautoscaler.autoscaling/api autoscaled" "$out"
+  out=$(k get hpa api -o jsonpath='{.spec.minReplicas} {.spec.metrics[0].resource.target.averageUtilization}')
+  [[ $out == "2 60" ]] || fail "old kubectl autoscale stored: $out"
+  echo "$("$old_kubectl" version --client 2>/dev/null | head -1) autoscaled through $(k get hpa api --show-managed-fields -o jsonpath='{.metadata.managedFields[0].apiVersion}')"
+fi
+
 # helm 4 (server-side apply by default) installs and upgrades a chart written for autoscaling/v1.
 helm=$here/../../.tools/bin/helm
 [[ -x $helm ]] || helm=$(command -v helm || true)
@@ -89,5 +101,5 @@ YAML
 fi
 
 out=$(k delete horizontalpodautoscalers.v1.autoscaling web); expect "delete through v1" 'horizontalpodautoscaler.autoscaling "web" deleted' "$out"
-out=$(k get hpa 2>&1); expect "gone in v2" "No resources found" "$out"
+out=$(k get hpa web 2>&1 || true); expect "gone in v2" 'horizontalpodautoscalers.autoscaling "web" not found' "$out"
 echo "PASS"

@@ -4,6 +4,7 @@
 // version, discovery, Table rows and protobuf bodies.
 #include <doctest/doctest.h>
 
+#include "sim/hpa_conversion.hpp"
 #include "sim/server.hpp"
 #include "test/client/protobuf/encoder.hpp"
 #include "test/sim/http_client.hpp"
@@ -440,4 +441,66 @@ TEST_CASE("RBAC: a rule on horizontalpodautoscalers in autoscaling covers both v
         "horizontalpodautoscalers.autoscaling is forbidden: User "
         "\"system:serviceaccount:default:reader\" cannot create resource "
         "\"horizontalpodautoscalers\" in API group \"autoscaling\" in the namespace \"default\"");
+}
+
+TEST_CASE("the conversion of every metric source: v1's shapes in the annotations, lossless back") {
+  const auto v2 = json::parse(R"({"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler",
+    "metadata":{"name":"web","namespace":"default","annotations":{"team":"a"}},
+    "spec":{"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"},
+      "minReplicas":1,"maxReplicas":9,"metrics":[
+      {"type":"Object","object":{"describedObject":{"apiVersion":"networking.k8s.io/v1",
+        "kind":"Ingress","name":"main"},"target":{"type":"Value","value":"100"},
+        "metric":{"name":"requests"}}},
+      {"type":"External","external":{"metric":{"name":"queue","selector":{"matchLabels":
+        {"q":"jobs"}}},"target":{"type":"AverageValue","averageValue":"30"}}},
+      {"type":"ContainerResource","containerResource":{"name":"memory","target":
+        {"type":"Utilization","averageUtilization":70},"container":"app"}},
+      {"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization",
+        "averageUtilization":50}}}]},
+    "status":{"currentReplicas":2,"desiredReplicas":2,"currentMetrics":[
+      {"type":"Object","object":{"metric":{"name":"requests"},"current":{"value":"90"},
+        "describedObject":{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","name":"main"}}},
+      {"type":"ContainerResource","containerResource":{"name":"memory","current":
+        {"averageValue":"300Mi","averageUtilization":65},"container":"app"}}]}})")
+                      .as_object();
+  const auto v1 = rg::sim::hpa_v2_to_v1(v2);
+  CHECK(v1.at("spec").at("targetCPUUtilizationPercentage") == 50);
+  CHECK(v1.at("metadata").at("annotations").at("team") == "a");
+  CHECK(annotation_json(v1, kMetricsAnnotation) == json::parse(R"([
+    {"type":"Object","object":{"target":{"apiVersion":"networking.k8s.io/v1","kind":"Ingress",
+      "name":"main"},"metricName":"requests","targetValue":"100"}},
+    {"type":"External","external":{"metricName":"queue","metricSelector":{"matchLabels":
+      {"q":"jobs"}},"targetAverageValue":"30"}},
+    {"type":"ContainerResource","containerResource":{"name":"memory",
+      "targetAverageUtilization":70,"container":"app"}}])"));
+  CHECK(annotation_json(v1, kCurrentMetricsAnnotation) == json::parse(R"([
+    {"type":"Object","object":{"target":{"apiVersion":"networking.k8s.io/v1","kind":"Ingress",
+      "name":"main"},"metricName":"requests","currentValue":"90"}},
+    {"type":"ContainerResource","containerResource":{"name":"memory",
+      "currentAverageUtilization":65,"currentAverageValue":"300Mi","container":"app"}}])"));
+  CHECK(!v1.at("status").as_object().contains("currentCPUUtilizationPercentage"));
+  CHECK(rg::sim::hpa_v1_to_v2(v1) == v2);
+}
+
+TEST_CASE("a v1 write with a round-trip annotation that is not JSON gets 400") {
+  rg::sim::Server server;
+  auto body = json::parse(hpa("v1", "web", "{" + kTarget + R"(,"maxReplicas":2})"));
+  body.at("metadata").as_object()["annotations"] =
+      json::object{{"autoscaling.alpha.kubernetes.io/metrics", "not json"}};
+  auto created = call(server.port(), "POST", kV1, json::serialize(body));
+  CHECK(created.status == 400);
+  CHECK(str(created.json().at("message")) ==
+        "the autoscaling.alpha.kubernetes.io/metrics annotation of an autoscaling/v1 "
+        "HorizontalPodAutoscaler must be a JSON array; remove it or write the fields through "
+        "autoscaling/v2");
+}
+
+TEST_CASE("dry-run create through v1 answers the v1 object and stores nothing") {
+  rg::sim::Server server;
+  auto created = call(server.port(), "POST", kV1 + "?dryRun=All",
+                      hpa("v1", "web", "{" + kTarget + R"(,"maxReplicas":2})"));
+  REQUIRE_MESSAGE(created.status == 201, created.body);
+  CHECK(created.json().at("apiVersion") == "autoscaling/v1");
+  CHECK(created.json().at("spec").at("targetCPUUtilizationPercentage") == 80);
+  CHECK(call(server.port(), "GET", kV2 + "/web").status == 404);
 }
