@@ -16,6 +16,7 @@
 #include "sim/json_fields.hpp"
 #include "sim/service_account_controller.hpp"
 #include "sim/version_conversion.hpp"
+#include "sim/version_ownership.hpp"
 
 namespace rg::sim {
 namespace {
@@ -350,6 +351,9 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
         }
         if (!context.managed_fields_recorded)
           record_write(type, subresource, before, after, context.field_manager);
+        for (const auto& other : table_.types())
+          if (&other != &type && &other.stored() == &stored && subresource != "scale")
+            release_changed_fields(other, subresource, before, after);
         return after;
       },
       context.dry_run);

@@ -2,7 +2,9 @@
 // namespaces, defaults, status reset on create, generation bumps on spec changes, the status
 // and scale subresources, optimistic concurrency, graceful deletion with finalizers, delete
 // preconditions and cascading deletion of owned objects (the apiserver registry strategies,
-// reduced to what kube-sim's resources need).
+// reduced to what kube-sim's resources need). Objects of a resource served in several versions
+// are stored in its storage version and converted on the way in and out
+// (sim/version_conversion.hpp).
 #pragma once
 
 #include <boost/json/object.hpp>
@@ -93,7 +95,7 @@ class Registry {
 
   /// Read-modify-write of the object or a subresource view: `intent` maps the current view
   /// to the wanted one. A resourceVersion in the wanted view must match (409 Conflict).
-  /// Returns the stored object; the caller renders the view with view_of().
+  /// Returns the object in `type`'s version; the caller renders a scale view with view_of().
   using Intent = std::function<boost::json::object(boost::json::object current_view)>;
   ObjectPtr update(const ResourceType& type, std::string_view namespace_, std::string_view name,
                    std::string_view subresource, const Intent& intent, const WriteContext& context);

@@ -504,3 +504,43 @@ TEST_CASE("dry-run create through v1 answers the v1 object and stores nothing") 
   CHECK(created.json().at("spec").at("targetCPUUtilizationPercentage") == 80);
   CHECK(call(server.port(), "GET", kV2 + "/web").status == 404);
 }
+
+TEST_CASE(
+    "a write through one version takes the changed fields from the other version's managers") {
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(call(port, "POST", kV1 + "?fieldManager=old-client",
+               hpa("v1", "web",
+                   "{" + kTarget + R"(,"maxReplicas":5,"targetCPUUtilizationPercentage":70})"))
+              .status == 201);
+  // Through v2, another manager changes the CPU metric (v1's targetCPUUtilizationPercentage).
+  auto patched = call(port, "PATCH", kV2 + "/web?fieldManager=new-client",
+                      R"({"spec":{"metrics":[{"type":"Resource","resource":{"name":"cpu","target":)"
+                      R"({"type":"Utilization","averageUtilization":40}}}]}})",
+                      {{"Content-Type", "application/merge-patch+json"}});
+  REQUIRE_MESSAGE(patched.status == 200, patched.body);
+  const auto object = patched.json();
+  const auto& old_client = entry_of(object, "old-client");
+  CHECK(old_client.at("apiVersion") == "autoscaling/v1");
+  const auto& spec = old_client.at("fieldsV1").at("f:spec").as_object();
+  CHECK(!spec.contains("f:targetCPUUtilizationPercentage"));
+  CHECK(spec.contains("f:maxReplicas"));
+  CHECK(entry_of(object, "new-client").at("apiVersion") == "autoscaling/v2");
+
+  // And the other way: a v1 write of the CPU target takes spec.metrics from the v2 manager.
+  CHECK(
+      entry_of(object, "new-client").at("fieldsV1").at("f:spec").as_object().contains("f:metrics"));
+  auto through_v1 = call(port, "PATCH", kV1 + "/web?fieldManager=old-client",
+                         R"({"spec":{"targetCPUUtilizationPercentage":55}})",
+                         {{"Content-Type", "application/merge-patch+json"}});
+  REQUIRE_MESSAGE(through_v1.status == 200, through_v1.body);
+  const auto after = through_v1.json();
+  CHECK(entry_of(after, "old-client")
+            .at("fieldsV1")
+            .at("f:spec")
+            .as_object()
+            .contains("f:targetCPUUtilizationPercentage"));
+  // new-client owned nothing else, so its entry is gone.
+  for (const auto& entry : after.at("metadata").at("managedFields").as_array())
+    CHECK(entry.at("manager") != "new-client");
+}
