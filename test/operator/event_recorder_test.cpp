@@ -135,7 +135,7 @@ TEST_CASE("the writer creates Events in the order they were recorded, with the r
   const Event& first = f.sink.writes[0].event;
   CHECK(f.sink.writes[0].verb == "create");
   CHECK(first.metadata.namespace_ == "shop");
-  CHECK(first.metadata.name.rfind("web.", 0) == 0);
+  CHECK(std::string_view(first.metadata.name).rfind("web.", 0) == 0);
   CHECK(first.involved_object.uid == "uid-web");
   CHECK(first.type == "Normal");
   CHECK(first.reason == "ScaledUpForStrandedPods");
