@@ -5,7 +5,8 @@
 // rounding on top).
 //
 // Read it as a std::string_view (implicit conversion, view(), data(), size()), compare it with
-// strings and literals, hash it; build it from any string. str() makes a std::string.
+// strings and literals, hash it, concatenate it with `+` (which makes a std::string); build it
+// from any string. str() or std::string(text) makes a std::string.
 #pragma once
 
 #include <compare>
@@ -17,8 +18,16 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 namespace rg::client {
+
+class CompactString;
+
+/// Any string type other than CompactString itself that reads as a std::string_view.
+template <class S>
+concept StringLike = std::is_convertible_v<const S&, std::string_view> &&
+    !std::is_same_v<std::remove_cvref_t<S>, CompactString>;
 
 class CompactString {
  public:
@@ -73,26 +82,54 @@ class CompactString {
   bool empty() const noexcept { return size() == 0; }
   std::string_view view() const noexcept { return {data(), size()}; }
   operator std::string_view() const noexcept { return view(); }  // NOLINT: reads as a string
+  /// A copy as a std::string, where one is needed (a `const std::string&` parameter, a
+  /// std::string member): ObjectMeta's strings were std::strings, and code written for them keeps
+  /// compiling.
+  operator std::string() const { return str(); }  // NOLINT(google-explicit-constructor): same
   std::string str() const { return std::string(view()); }
 
   /// True when the text is kept inline (no heap block).
   bool is_inline() const noexcept { return !on_heap(); }
 
-  friend bool operator==(const CompactString& a, std::string_view b) noexcept {
-    return a.view() == b;
+  // Comparisons and concatenation take any other string-like exactly as it is (a template, so
+  // that no conversion competes with CompactString's own converting constructors).
+  friend bool operator==(const CompactString& a, const CompactString& b) noexcept {
+    return a.view() == b.view();
   }
-  friend std::strong_ordering operator<=>(const CompactString& a, std::string_view b) noexcept {
-    return a.view() <=> b;
+  friend std::strong_ordering operator<=>(const CompactString& a, const CompactString& b) noexcept {
+    return a.view() <=> b.view();
   }
-  friend bool operator==(const CompactString& a, const char* b) noexcept {
+  template <StringLike S>
+  friend bool operator==(const CompactString& a, const S& b) noexcept {
     return a.view() == std::string_view(b);
   }
-  friend std::strong_ordering operator<=>(const CompactString& a, const char* b) noexcept {
+  template <StringLike S>
+  friend std::strong_ordering operator<=>(const CompactString& a, const S& b) noexcept {
     return a.view() <=> std::string_view(b);
+  }
+
+  /// Concatenation makes a std::string: `meta.namespace_ + "/" + meta.name`.
+  friend std::string operator+(const CompactString& a, const CompactString& b) {
+    return concat(a.view(), b.view());
+  }
+  template <StringLike S>
+  friend std::string operator+(const CompactString& a, const S& b) {
+    return concat(a.view(), std::string_view(b));
+  }
+  template <StringLike S>
+  friend std::string operator+(const S& a, const CompactString& b) {
+    return concat(std::string_view(a), b.view());
   }
 
  private:
   static constexpr std::size_t kTagByte = 15;
+
+  static std::string concat(std::string_view a, std::string_view b) {
+    std::string out;
+    out.reserve(a.size() + b.size());
+    out.append(a).append(b);
+    return out;
+  }
   static constexpr char kHeapTag = static_cast<char>(0xff);
 
   bool on_heap() const noexcept { return raw_[kTagByte] == kHeapTag; }

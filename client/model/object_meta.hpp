@@ -25,12 +25,14 @@ struct OwnerReference {
 /// The fields of metav1.ObjectMeta an operator reads. managedFields are not kept.
 /// Timestamps are metav1.Time: to the second, RFC 3339 on the wire ("2026-11-29T14:00:00Z");
 /// an unset creationTimestamp is the epoch (WallTime{}).
+/// Strings are CompactStrings (read them as std::string_views, compare them with strings, write
+/// std::string(meta.name) where a std::string is needed): an informer caches one per object.
 struct ObjectMeta {
-  std::string name;
+  CompactString name;
   CompactString generate_name;
-  std::string namespace_;
+  CompactString namespace_;
   CompactString uid;
-  std::string resource_version;
+  CompactString resource_version;
   std::int64_t generation = 0;
   WallTime creation_timestamp;
   std::optional<WallTime> deletion_timestamp;

@@ -80,6 +80,35 @@ TEST_CASE("CompactString compares, orders, hashes and prints like its text") {
   CHECK(b.str() == kLong);
 }
 
+TEST_CASE("CompactString concatenates into a std::string with any string") {
+  const CompactString ns("default");
+  const CompactString name(kLong);
+  const std::string slash = "/";
+  CHECK(ns + "/" + name == "default/" + kLong);
+  CHECK(ns + slash + name == "default/" + kLong);
+  CHECK(ns + std::string_view("/") + name == "default/" + kLong);
+  CHECK(ns + name == "default" + kLong);
+  CHECK("ns:" + ns == "ns:default");
+  CHECK(slash + ns == "/default");
+  std::string key = "prefix-";
+  key += name;
+  CHECK(key == "prefix-" + kLong);
+}
+
+TEST_CASE("ObjectMeta's strings read as string_views and convert to std::string on request") {
+  ObjectMeta meta;
+  meta.name = "web-7d9c8b6f5d-x2x4b";
+  meta.namespace_ = std::string("default");
+  meta.resource_version = std::string_view("12345");
+  CHECK(meta.name == "web-7d9c8b6f5d-x2x4b");
+  const std::string_view name = meta.name;
+  CHECK(name.starts_with("web-"));
+  const std::string copy(meta.name);
+  CHECK(copy == meta.name);
+  CHECK(meta.namespace_ + "/" + meta.name == "default/web-7d9c8b6f5d-x2x4b");
+  CHECK(meta.resource_version == std::string("12345"));
+}
+
 TEST_CASE("CompactString and timestamp members decode and encode through the Pod schema") {
   const std::string json =
       R"({"metadata":{"name":"web-0","creationTimestamp":"2026-11-29T12:00:00Z",)"
