@@ -122,7 +122,7 @@ class DeltaFIFO {
     auto try_now = [&] {
       if (queue_.empty()) return closed_;
       const bool is_in_initial_list = !has_synced_locked();
-      auto node = items_.extract(queue_.front());
+      auto node = items_.extract(items_.find(queue_.front()));  // the view dies with the node
       queue_.pop_front();
       if (initial_population_count_ > 0) --initial_population_count_;
       delta_count_ -= node.mapped().size();
@@ -204,7 +204,7 @@ class DeltaFIFO {
   }
 
   boost::asio::awaitable<bool> push(DeltaType type, ObjectPtr object) {
-    const std::string key = key_for(object);
+    std::string key = key_for(object);
     bool accepted = false;
     auto try_now = [&] {
       if (closed_) return true;
@@ -212,7 +212,7 @@ class DeltaFIFO {
       populated_ = true;
       accepted = true;
       if (type == DeltaType::kDeleted && !is_known_locked(key)) return true;  // already gone
-      queue_action_locked(type, object, key);
+      queue_action_locked(type, object, std::move(key));
       return true;
     };
     co_await not_full_.until(try_now);
@@ -226,14 +226,17 @@ class DeltaFIFO {
     return options_.known_objects && options_.known_objects->get_by_key(key) != nullptr;
   }
 
-  void queue_action_locked(DeltaType type, ObjectOrTombstone<T> object, const std::string& key) {
-    auto [it, inserted] = items_.try_emplace(key);
+  // Returns the key as stored in items_ (valid until the key is popped).
+  std::string_view queue_action_locked(DeltaType type, ObjectOrTombstone<T> object,
+                                       std::string key) {
+    auto [it, inserted] = items_.try_emplace(std::move(key));
     Deltas<T>& deltas = it->second;
     deltas.push_back(Delta<T>{type, std::move(object)});
     ++delta_count_;
     dedup_last_two(deltas);
-    if (inserted) queue_.push_back(key);
+    if (inserted) queue_.push_back(it->first);
     not_empty_.notify_all_locked();
+    return it->first;
   }
 
   // Two consecutive deletions are one: keep the newer unless it is a tombstone.
@@ -251,25 +254,34 @@ class DeltaFIFO {
   void replace_locked(std::vector<std::pair<std::string, ObjectPtr>>& keyed) {
     const DeltaType type =
         options_.emit_delta_type_replaced ? DeltaType::kReplaced : DeltaType::kSync;
-    std::unordered_set<std::string, detail::StringHash, std::equal_to<>> listed;
-    listed.reserve(keyed.size());
+    // The keys known before the list (queued or cached) that it lacks vanished meanwhile. An
+    // initial list has none: then no set of the listed keys is built (a sync of 100k objects
+    // would leave its nodes as holes between the cached objects).
+    std::vector<std::string> known_keys;
+    if (const KnownObjects<T>* known = options_.known_objects) known_keys = known->list_keys();
+    const bool may_vanish = !items_.empty() || !known_keys.empty();
+    std::unordered_set<std::string_view, detail::StringHash, detail::StringEqual> listed;
+    if (may_vanish) listed.reserve(keyed.size());
+    const std::size_t queued_before = items_.size();
     for (auto& [key, object] : keyed) {
-      listed.insert(key);
-      queue_action_locked(type, std::move(object), key);
+      const std::string_view stored = queue_action_locked(type, std::move(object), std::move(key));
+      if (may_vanish) listed.insert(stored);
     }
 
+    // Distinct listed keys (a list may name a key twice).
+    const std::size_t listed_count = may_vanish ? listed.size() : items_.size() - queued_before;
     std::size_t queued_deletions = 0;
     std::vector<std::pair<std::string, ObjectPtr>> vanished;
-    for (const auto& [key, deltas] : items_) {
-      if (listed.contains(key)) continue;
-      vanished.emplace_back(key, object_of<T>(deltas.back().object));
-    }
-    if (const KnownObjects<T>* known = options_.known_objects) {
-      for (auto& key : known->list_keys()) {
-        if (listed.contains(key) || items_.contains(key)) continue;
-        ObjectPtr last = known->get_by_key(key);
-        vanished.emplace_back(std::move(key), std::move(last));
+    if (may_vanish) {
+      for (const auto& [key, deltas] : items_) {
+        if (listed.contains(key)) continue;
+        vanished.emplace_back(key, object_of<T>(deltas.back().object));
       }
+    }
+    for (auto& key : known_keys) {
+      if (listed.contains(key) || items_.contains(key)) continue;
+      ObjectPtr last = options_.known_objects->get_by_key(key);
+      vanished.emplace_back(std::move(key), std::move(last));
     }
     for (auto& [key, last] : vanished) {
       ++queued_deletions;
@@ -279,17 +291,17 @@ class DeltaFIFO {
 
     if (!populated_) {
       populated_ = true;
-      initial_population_count_ = listed.size() + queued_deletions;
+      initial_population_count_ = listed_count + queued_deletions;
     }
   }
 
   void resync_locked() {
     const KnownObjects<T>* known = options_.known_objects;
     if (!known) return;
-    for (const auto& key : known->list_keys()) {
+    for (auto& key : known->list_keys()) {
       if (items_.contains(key)) continue;  // a queued delta carries newer state than the cache
       if (ObjectPtr object = known->get_by_key(key)) {
-        queue_action_locked(DeltaType::kSync, std::move(object), key);
+        queue_action_locked(DeltaType::kSync, std::move(object), std::move(key));
       }
     }
   }
@@ -297,7 +309,7 @@ class DeltaFIFO {
   Options options_;
   mutable std::mutex mutex_;
   detail::StringMap<Deltas<T>> items_;
-  std::deque<std::string> queue_;
+  std::deque<std::string_view> queue_;  // views of the keys of items_ (its nodes stay put)
   std::size_t delta_count_ = 0;
   bool populated_ = false;
   std::size_t initial_population_count_ = 0;

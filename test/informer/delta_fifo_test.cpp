@@ -44,7 +44,7 @@ std::vector<DeltaType> types(const Deltas<TestPod>& deltas) {
   return out;
 }
 
-const std::string& rv(const Delta<TestPod>& delta) {
+std::string_view rv(const Delta<TestPod>& delta) {
   return object_of<TestPod>(delta.object)->metadata.resource_version;
 }
 
@@ -158,6 +158,43 @@ TEST_CASE("has_synced once the first replace's items have all been popped") {
   // Only the first replace sets the initial population.
   run_coro(io, fifo.replace({make_pod("ns", "a", "9")}, "9"));
   CHECK(fifo.has_synced());
+}
+
+TEST_CASE("a first list that names a key twice is synced once each key has been popped") {
+  asio::io_context io;
+  DeltaFIFO<TestPod> fifo({});
+  run_coro(
+      io, fifo.replace(
+              {make_pod("ns", "a", "1"), make_pod("ns", "b", "1"), make_pod("ns", "a", "2")}, "2"));
+  CHECK(fifo.list_keys() == std::vector<std::string>{"ns/a", "ns/b"});
+  const Popped a = pop_one(io, fifo);
+  CHECK(types(a.deltas) == std::vector<DeltaType>{DeltaType::kReplaced, DeltaType::kReplaced});
+  CHECK(rv(a.deltas.back()) == "2");
+  CHECK_FALSE(fifo.has_synced());
+  CHECK(pop_one(io, fifo).is_in_initial_list);
+  CHECK(fifo.has_synced());
+}
+
+TEST_CASE("queued keys stay readable while other keys come and go") {
+  asio::io_context io;
+  DeltaFIFO<TestPod> fifo({});
+  for (int i = 0; i < 100; ++i) {
+    run_coro(io, fifo.add(make_pod("ns", "pod-with-a-long-name-" + std::to_string(i), "1")));
+  }
+  for (int i = 0; i < 50; ++i) CHECK(pop_one(io, fifo).ok);
+  for (int i = 100; i < 200; ++i) {
+    run_coro(io, fifo.add(make_pod("ns", "pod-with-a-long-name-" + std::to_string(i), "1")));
+  }
+  const std::vector<std::string> keys = fifo.list_keys();
+  REQUIRE(keys.size() == 150);
+  CHECK(keys.front() == "ns/pod-with-a-long-name-50");
+  CHECK(keys.back() == "ns/pod-with-a-long-name-199");
+  for (int i = 50; i < 200; ++i) {
+    const Popped popped = pop_one(io, fifo);
+    REQUIRE(popped.deltas.size() == 1);
+    CHECK(key_of<TestPod>(popped.deltas[0].object) ==
+          "ns/pod-with-a-long-name-" + std::to_string(i));
+  }
 }
 
 TEST_CASE("an add before any replace counts as populated") {
