@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -179,7 +180,7 @@ class Indexer final : public KnownObjects<T> {
     const Index& index = index_named(index_name);
     if (auto it = index.find(value); it != index.end()) {
       out.reserve(it->second.size());
-      for (const auto& key : it->second) out.push_back(items_.find(key)->second);
+      for (const auto key : sorted(it->second)) out.push_back(items_.find(key)->second);
     }
     return out;
   }
@@ -190,7 +191,8 @@ class Indexer final : public KnownObjects<T> {
     const Index& index = index_named(index_name);
     auto it = index.find(value);
     if (it == index.end()) return {};
-    return {it->second.begin(), it->second.end()};
+    const std::vector<std::string_view> keys = sorted(it->second);
+    return {keys.begin(), keys.end()};
   }
 
   /// Objects that share at least one `index_name` value with `object` (client-go's Index).
@@ -220,8 +222,16 @@ class Indexer final : public KnownObjects<T> {
   }
 
  private:
-  // index value -> views of the keys of items_ (moving items_ keeps its nodes, so views survive)
-  using Index = detail::StringMap<std::set<std::string_view>>;
+  // index value -> views of the keys of items_ (moving items_ keeps its nodes, so views survive).
+  // Hash sets (32 bytes a key, where a std::set node takes 64): readers sort what they return.
+  using KeySet = std::unordered_set<std::string_view, detail::StringHash, detail::StringEqual>;
+  using Index = detail::StringMap<KeySet>;
+
+  static std::vector<std::string_view> sorted(const KeySet& keys) {
+    std::vector<std::string_view> out(keys.begin(), keys.end());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
 
   ObjectPtr prepare(ObjectPtr object) const {
     if (!object) throw std::invalid_argument("cannot store a null object in the Indexer");

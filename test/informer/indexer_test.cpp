@@ -35,7 +35,7 @@ Indexers<TestPod> with_node_index() {
 
 std::vector<std::string> names(const std::vector<PodPtr>& pods) {
   std::vector<std::string> out;
-  for (const auto& pod : pods) out.push_back(pod->metadata.name);
+  for (const auto& pod : pods) out.emplace_back(pod->metadata.name);
   return out;
 }
 
@@ -64,6 +64,22 @@ TEST_CASE("the namespace index is built in") {
   CHECK(indexer.index_keys(kNamespaceIndex, "ns2") == std::vector<std::string>{"ns2/c"});
   CHECK(indexer.list_index_func_values(kNamespaceIndex) == std::vector<std::string>{"ns1", "ns2"});
   CHECK(indexer.by_index(kNamespaceIndex, "none").empty());
+}
+
+TEST_CASE("by_index and index_keys return keys sorted, however they were added") {
+  Indexer<TestPod> indexer;
+  std::vector<std::string> expected;
+  for (int i = 0; i < 200; ++i) {
+    const int n = (i * 37) % 200;  // a permutation of 0..199
+    indexer.add(make_pod("ns", "pod-" + std::to_string(1000 + n), "1"));
+    expected.push_back("ns/pod-" + std::to_string(1000 + i));
+  }
+  CHECK(indexer.index_keys(kNamespaceIndex, "ns") == expected);
+  const auto pods = indexer.by_index(kNamespaceIndex, "ns");
+  REQUIRE(pods.size() == expected.size());
+  for (std::size_t i = 0; i < pods.size(); ++i) {
+    CHECK(meta_namespace_key(*pods[i]) == expected[i]);
+  }
 }
 
 TEST_CASE("an update moves the key between index values and leaves no empty bucket") {
