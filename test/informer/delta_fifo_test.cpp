@@ -325,11 +325,12 @@ TEST_CASE("cancelling a waiting pop ends it with operation_aborted") {
   std::exception_ptr error;
   bool done = false;
   auto noop = [](Deltas<TestPod>&&, bool) {};
-  asio::co_spawn(io, fifo.pop(noop),
-                 asio::bind_cancellation_slot(cancel.slot(), [&](std::exception_ptr e, bool) {
-                   error = e;
-                   done = true;
-                 }));
+  asio::co_spawn(
+      io, fifo.pop(noop),
+      asio::bind_cancellation_slot(cancel.slot(), [&](const std::exception_ptr& e, bool) {
+        error = e;
+        done = true;
+      }));
   poll(io);
   CHECK_FALSE(done);
   cancel.emit(asio::cancellation_type::terminal);

@@ -35,6 +35,7 @@ Indexers<TestPod> with_node_index() {
 
 std::vector<std::string> names(const std::vector<PodPtr>& pods) {
   std::vector<std::string> out;
+  out.reserve(pods.size());
   for (const auto& pod : pods) out.emplace_back(pod->metadata.name);
   return out;
 }
@@ -183,7 +184,7 @@ TEST_CASE("bad objects are refused with a clear error") {
 }
 
 TEST_CASE("the transform runs before storing and its result is what readers see") {
-  TransformFunc<TestPod> drop_annotations = [](PodPtr pod) -> PodPtr {
+  TransformFunc<TestPod> drop_annotations = [](const PodPtr& pod) -> PodPtr {
     auto copy = std::make_shared<TestPod>(*pod);
     copy->metadata.annotations.clear();
     return copy;

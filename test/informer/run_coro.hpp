@@ -32,7 +32,7 @@ template <class T>
 T run_coro(boost::asio::io_context& io, boost::asio::awaitable<T> coro) {
   std::optional<T> result;
   std::exception_ptr error;
-  boost::asio::co_spawn(io, std::move(coro), [&](std::exception_ptr e, T value) {
+  boost::asio::co_spawn(io, std::move(coro), [&](const std::exception_ptr& e, T value) {
     error = e;
     if (!e) result = std::move(value);
   });
@@ -45,7 +45,7 @@ T run_coro(boost::asio::io_context& io, boost::asio::awaitable<T> coro) {
 inline void run_coro(boost::asio::io_context& io, boost::asio::awaitable<void> coro) {
   bool done = false;
   std::exception_ptr error;
-  boost::asio::co_spawn(io, std::move(coro), [&](std::exception_ptr e) {
+  boost::asio::co_spawn(io, std::move(coro), [&](const std::exception_ptr& e) {
     error = e;
     done = true;
   });

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "client/labels/labels.hpp"
@@ -18,12 +19,13 @@ struct TestPod {
 
 using PodPtr = std::shared_ptr<const TestPod>;
 
-inline PodPtr make_pod(std::string namespace_name, std::string name, std::string resource_version,
-                       std::string node_name = "", client::Labels labels = {}) {
+inline PodPtr make_pod(std::string_view namespace_name, std::string_view name,
+                       std::string_view resource_version, std::string node_name = "",
+                       client::Labels labels = {}) {
   auto pod = std::make_shared<TestPod>();
-  pod->metadata.namespace_ = std::move(namespace_name);
-  pod->metadata.name = std::move(name);
-  pod->metadata.resource_version = std::move(resource_version);
+  pod->metadata.namespace_ = namespace_name;
+  pod->metadata.name = name;
+  pod->metadata.resource_version = resource_version;
   pod->metadata.labels = std::move(labels);
   pod->node_name = std::move(node_name);
   return pod;
