@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <ctime>
 
+#include "sim/openapi_v2.hpp"
+
 namespace rg::sim {
 namespace {
 
@@ -227,6 +229,10 @@ Discovery::Discovery(const ResourceTable& table, VersionInfo version, std::strin
                                              {"metadata", json::object()},
                                              {"items", std::move(aggregated_groups)}});
   openapi_index_ = document(json::object{{"paths", std::move(openapi_paths)}});
+  json::object openapi_v2 = openapi_v2_document(table, version.git_version);
+  openapi_v2_json_ = document(openapi_v2);
+  openapi_v2_protobuf_.body = encode_openapi_v2(openapi_v2);
+  openapi_v2_protobuf_.etag = "\"" + sha512_hex(openapi_v2_protobuf_.body) + "\"";
 }
 
 HttpResponse Discovery::respond(const HttpRequest& request, const Document& document,
@@ -284,6 +290,16 @@ std::optional<HttpResponse> Discovery::serve(const HttpRequest& request) const {
 
 std::optional<HttpResponse> Discovery::serve_openapi(const HttpRequest& request) const {
   std::string_view path = request.path;
+  if (path == "/openapi/v2" || path == "/openapi/v2/") {
+    // kube-openapi serves the protobuf form to an Accept naming it, JSON otherwise.
+    bool protobuf =
+        request.header("accept").find("com.github.proto-openapi.spec.v2") != std::string_view::npos;
+    auto response = protobuf
+                        ? respond(request, openapi_v2_protobuf_, std::string(kOpenApiV2Protobuf))
+                        : respond(request, openapi_v2_json_, "application/json");
+    response.headers.emplace_back("Cache-Control", "no-cache, private");
+    return response;
+  }
   if (path == "/openapi/v3" || path == "/openapi/v3/")
     return respond(request, openapi_index_, "application/json");
   if (!path.starts_with("/openapi/v3/")) return std::nullopt;

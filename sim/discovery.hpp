@@ -1,6 +1,7 @@
 // Discovery and OpenAPI documents: /version, legacy discovery (/api, /apis, /apis/<g>,
 // /api/v1, /apis/<g>/<v>), aggregated discovery v2 (by Accept), and the /openapi/v3 index with
-// per-group-version documents -- all built once from the ResourceTable, with ETags and hashes.
+// per-group-version documents, and /openapi/v2 (JSON or protobuf, by Accept) -- all built once
+// from the ResourceTable, with ETags and hashes.
 #pragma once
 
 #include <map>
@@ -45,6 +46,8 @@ class Discovery {
   std::map<std::string, Document, std::less<>> resource_lists_;  // "apps/v1" → APIResourceList
   Document openapi_index_;
   std::map<std::string, Document, std::less<>> openapi_docs_;  // "apis/apps/v1" → document
+  Document openapi_v2_json_;
+  Document openapi_v2_protobuf_;
 };
 
 /// SHA-512 of `data` as 128 upper-case hex digits (the API server's ETag and OpenAPI hash).

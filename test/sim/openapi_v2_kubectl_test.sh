@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Stock kubectl reading kube-sim's /openapi/v2 (the protobuf form, gnostic openapi.v2.Document):
+# `kubectl explain --output=plaintext-openapiv2` walks a kind's fields through the definitions.
+# Usage: openapi_v2_kubectl_test.sh PATH/TO/kube-sim
+set -euo pipefail
+sim=$1
+here=$(cd "$(dirname "$0")" && pwd)
+kubectl=$here/../../.tools/bin/kubectl
+[[ -x $kubectl ]] || kubectl=$(command -v kubectl || true)
+if [[ -z $kubectl ]]; then echo "SKIP: no kubectl found"; exit 77; fi
+
+source "$here/kube_sim_lib.sh"
+start_sim sim
+
+k() { "$kubectl" --kubeconfig "$work/sim.kubeconfig" --cache-dir "$work/cache" "$@"; }
+echo "using $("$kubectl" version --client 2>/dev/null | head -1)"
+
+out=$(k explain deployment.spec.replicas --output=plaintext-openapiv2 2>&1) || fail "explain: $out"
+expect "kind" "Deployment" "$out"
+expect "version" "apps/v1" "$out"
+expect "the field and its type" "FIELD:    replicas <integer>" "$out"
+
+out=$(k explain deployment.spec.template.spec.containers --output=plaintext-openapiv2 2>&1) ||
+  fail "explain containers: $out"
+expect "a list of nested definitions" "RESOURCE: containers <[]Object>" "$out"
+expect "the nested definition's fields" "image	<string>" "$out"
+
+out=$(k explain hpa.spec --api-version=autoscaling/v1 --output=plaintext-openapiv2 2>&1) ||
+  fail "explain autoscaling/v1: $out"
+expect "the v1 HPA's own field" "targetCPUUtilizationPercentage	<integer>" "$out"
+
+out=$(k explain hpa.spec --output=plaintext-openapiv2 2>&1) || fail "explain autoscaling/v2: $out"
+expect "the v2 HPA's own field" "metrics	<[]Object>" "$out"
+
+out=$(k explain deployment.spec.nosuchfield --output=plaintext-openapiv2 2>&1) &&
+  fail "an unknown field was explained: $out"
+expect "an unknown field" 'field "nosuchfield" does not exist' "$out"
+
+# A kind without a protobuf table still has its definition (type and object metadata).
+out=$(k explain statefulset --output=plaintext-openapiv2 2>&1) || fail "explain statefulset: $out"
+expect "a kind without a table" "metadata	<Object>" "$out"
+
+# The JSON form to an ordinary Accept.
+out=$(k get --raw /openapi/v2)
+expect "JSON Swagger 2.0" '"swagger":"2.0"' "$out"
+echo "PASS"
