@@ -80,8 +80,9 @@ Names top_level_fields(const ResourceType& type) {
     return kBinding;
   }
   if (type.group == "apps" || type.group == "batch" || type.group == "policy" ||
-      type.group == "coordination.k8s.io" || type.group == "networking.k8s.io" ||
-      type.group == "authentication.k8s.io" || type.group == "authorization.k8s.io")
+      type.group == "autoscaling" || type.group == "coordination.k8s.io" ||
+      type.group == "networking.k8s.io" || type.group == "authentication.k8s.io" ||
+      type.group == "authorization.k8s.io")
     return kSpecStatus;
   return {};
 }

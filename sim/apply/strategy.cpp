@@ -140,10 +140,13 @@ bool is_definition(const ResourceType& type) {
   return type.group == "apiextensions.k8s.io" && type.resource == "customresourcedefinitions";
 }
 
-// Status a create may not set (PrepareForCreate of the workload and pod strategies).
+// Status a create may not set (PrepareForCreate of the workload, pod and HPA strategies).
 void reset_status_on_create(const ResourceType& type, json::object& object) {
   if (type.group == "apps" || type.group == "batch") {
     object["status"] = json::object();
+  } else if (is_horizontal_pod_autoscaler(type)) {
+    // An empty autoscaling/v2 status: desiredReplicas is the one field without omitempty.
+    object["status"] = json::object{{"desiredReplicas", 0}};
   } else if (type.group.empty() && type.resource == "pods") {
     object["status"] = json::object{{"phase", "Pending"}};
   } else if (type.group.empty() && type.resource == "namespaces") {
