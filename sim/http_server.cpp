@@ -16,6 +16,8 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cctype>
 #include <map>
@@ -35,12 +37,6 @@ namespace http = beast::http;
 using asio::use_awaitable;
 using tcp = asio::ip::tcp;
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 template <class Stream>
 class Connection final : public ResponseStream,
                          public std::enable_shared_from_this<Connection<Stream>> {
@@ -56,6 +52,10 @@ class Connection final : public ResponseStream,
       co_await stream_.async_handshake(asio::ssl::stream_base::server, use_awaitable);
       peer_certificate_ = auth::peer_certificate(stream_.native_handle());
     }
+    // One HttpRequest per connection, refilled for every request: its strings keep their
+    // capacity, so a keep-alive connection parses requests without allocating for them.
+    HttpRequest request;
+    request.peer_certificate = peer_certificate_;
     for (;;) {
       http::request_parser<http::string_body> parser;
       parser.body_limit(options.body_limit);
@@ -67,15 +67,8 @@ class Connection final : public ResponseStream,
         co_return;
       }
       if (ec) co_return;
-      auto message = parser.release();
-      HttpRequest request;
-      request.method = std::string(message.method_string());
-      request.target = std::string(message.target());
-      parse_target(request.target, request.path, request.query);
-      for (const auto& field : message)
-        request.headers.emplace_back(lower(field.name_string()), std::string(field.value()));
-      request.body = std::move(message.body());
-      request.peer_certificate = peer_certificate_;
+      auto& message = parser.get();
+      fill(request, message);
       keep_alive_ = message.keep_alive();
       started_ = false;
       co_await respond(handler, request);
@@ -85,15 +78,34 @@ class Connection final : public ResponseStream,
     socket().shutdown(tcp::socket::shutdown_send, ignored);
   }
 
+  // The status line and headers are written by hand into a buffer the connection reuses, and
+  // go out with the body in one gathered write. The header fields are what Beast's
+  // response::set() and prepare_payload() would make: Server first, a later header of the same
+  // name replaces an earlier one, Connection: close when the connection ends, Content-Length
+  // last (none for 1xx, 204 and 304).
   asio::awaitable<void> send(HttpResponse& response) override {
-    http::response<http::string_body> message{static_cast<http::status>(response.status), 11};
-    message.set(http::field::server, "kube-sim");
-    for (auto& [name, value] : response.headers) message.set(name, value);
-    message.body() = std::move(response.body);
-    message.keep_alive(keep_alive_);
-    message.prepare_payload();
+    head_.clear();
+    head_.append("HTTP/1.1 ").append(std::to_string(response.status)).append(" ");
+    head_.append(http::obsolete_reason(static_cast<http::status>(response.status)));
+    head_.append("\r\nServer: kube-sim\r\n");
+    const auto& headers = response.headers;
+    for (std::size_t i = 0; i < headers.size(); ++i) {
+      const auto& [name, value] = headers[i];
+      if (beast::iequals(name, "server") || beast::iequals(name, "content-length")) continue;
+      const bool replaced =
+          std::any_of(headers.begin() + static_cast<std::ptrdiff_t>(i) + 1, headers.end(),
+                      [&](const auto& later) { return beast::iequals(later.first, name); });
+      if (!replaced) head_.append(name).append(": ").append(value).append("\r\n");
+    }
+    if (!keep_alive_) head_.append("Connection: close\r\n");
+    const int status = response.status;
+    if (status / 100 != 1 && status != 204 && status != 304)
+      head_.append("Content-Length: ").append(std::to_string(response.body.size())).append("\r\n");
+    head_.append("\r\n");
     started_ = true;
-    co_await http::async_write(stream_, message, use_awaitable);
+    const std::array<asio::const_buffer, 2> buffers{asio::buffer(head_),
+                                                    asio::buffer(response.body)};
+    co_await asio::async_write(stream_, buffers, use_awaitable);
   }
 
   asio::awaitable<void> begin(int status, const Headers& headers) override {
@@ -179,8 +191,27 @@ class Connection final : public ResponseStream,
     }
   }
 
+  // Copies a parsed request into `request`, reusing its strings' capacity.
+  static void fill(HttpRequest& request, http::request<http::string_body>& message) {
+    request.method.assign(message.method_string());
+    request.target.assign(message.target());
+    request.query.clear();
+    parse_target(request.target, request.path, request.query);
+    std::size_t count = 0;
+    for (const auto& field : message) {
+      if (count == request.headers.size()) request.headers.emplace_back();
+      auto& [name, value] = request.headers[count++];
+      name.assign(field.name_string());
+      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      value.assign(field.value());
+    }
+    request.headers.resize(count);
+    request.body.swap(message.body());
+  }
+
   Stream stream_;
   beast::flat_buffer buffer_;
+  std::string head_;
   std::vector<asio::const_buffer> buffers_;
   std::shared_ptr<const PeerCertificate> peer_certificate_;
   bool keep_alive_ = true;

@@ -10,6 +10,7 @@
 
 #include "sim/api_error.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/stored_object_parse.hpp"
 
 namespace rg::sim {
 namespace {
@@ -171,7 +172,11 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
   auto& state = this->state(type);
   ObjectPtr current = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
   if (current == nullptr) throw errors::not_found(type, name);
-  json::object before = current->parse();
+  // The DOMs of this write (the parsed current state, the mutation's copies) live in one arena:
+  // a few blocks instead of a heap allocation per node. Shared, so a value that escapes the
+  // mutation keeps its memory alive.
+  json::object before = parse_stored_object(
+      *current, json::make_shared_resource<json::monotonic_resource>(4 * current->body.size()));
   json::object after = mutate(*current, before);
   // Identity and bookkeeping fields are the store's, whatever the mutation did. (Keys are
   // inserted before taking references into the object: insertion may reallocate.)

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "sim/json_fields.hpp"
+#include "sim/stored_object_parse.hpp"
 
 namespace rg::sim {
 namespace {
@@ -30,6 +31,15 @@ std::string field_value(const boost::json::object& object, std::string_view path
   if (const auto* b = current->if_bool()) return *b ? "true" : "false";
   if (current->is_number()) return boost::json::serialize(*current);
   return {};
+}
+
+// Appends the JSON of `what` (a `const value*` or a string_view) to `out`.
+template <class What>
+void append_json(std::string& out, What what) {
+  boost::json::serializer serializer;
+  serializer.reset(what);
+  char buffer[4096];
+  while (!serializer.done()) out.append(serializer.read(buffer));
 }
 
 }  // namespace
@@ -63,9 +73,7 @@ std::string StoredObject::typed_json() const {
   return json;
 }
 
-boost::json::object StoredObject::parse() const {
-  return boost::json::parse(typed_json()).as_object();
-}
+boost::json::object StoredObject::parse() const { return parse_stored_object(*this, {}); }
 
 ObjectPtr make_stored_object(const ResourceType& type, const boost::json::object& object) {
   auto stored = std::make_shared<StoredObject>();
@@ -88,19 +96,20 @@ ObjectPtr make_stored_object(const ResourceType& type, const boost::json::object
   for (const auto& field : type.selectable_fields)
     stored->field_values.push_back(field_value(object, field));
 
-  // Serialize without kind/apiVersion, metadata first (as Go orders the struct fields).
-  std::string body = "{\"metadata\":";
-  body += boost::json::serialize(*metadata);
+  // Serialize without kind/apiVersion, metadata first (as Go orders the struct fields), into a
+  // scratch buffer the thread reuses; the body kept is an exact-size copy of it.
+  thread_local std::string scratch;
+  scratch.assign("{\"metadata\":");
+  append_json(scratch, metadata);
   for (const auto& [key, value] : object) {
     if (key == "kind" || key == "apiVersion" || key == "metadata") continue;
-    body += ",";
-    body += boost::json::serialize(key);
-    body += ":";
-    body += boost::json::serialize(value);
+    scratch += ',';
+    append_json(scratch, boost::json::string_view(key));
+    scratch += ':';
+    append_json(scratch, &value);
   }
-  body += "}";
-  body.shrink_to_fit();  // kept for the object's lifetime: drop the growth slack
-  stored->body = std::move(body);
+  scratch += '}';
+  stored->body.assign(scratch);
   return stored;
 }
 
