@@ -245,9 +245,11 @@ WireWriter path_item(const json::object& in) {
   constexpr std::pair<std::string_view, std::uint32_t> kOperations[] = {
       {"get", 2}, {"put", 3}, {"post", 4}, {"delete", 5}, {"patch", 8}};
   WireWriter out;
-  for (const auto& [key, value] : in) {
+  for (const auto& entry : in) {
+    const std::string_view key = entry.key();
+    const auto& value = entry.value();
     const auto* op = std::find_if(std::begin(kOperations), std::end(kOperations),
-                                  [&](const auto& o) { return o.first == key; });
+                                  [key](const auto& o) { return o.first == key; });
     if (op != std::end(kOperations)) {
       out.message(op->second, operation(value.as_object()));
     } else if (key == "parameters") {
