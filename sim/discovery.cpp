@@ -1,5 +1,6 @@
 // Discovery and OpenAPI documents (see discovery.hpp). Shapes: apimachinery meta/v1 and
-// apidiscovery/v2 types; OpenAPI: the minimum kubectl's and helm's query-param verifier needs.
+// apidiscovery/v2 types; OpenAPI v3: what kubectl's and helm's query-param verifier needs, plus
+// the /openapi/v2 definitions of the group-version's kinds as component schemas (kubectl explain).
 #include "sim/discovery.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <ctime>
 
 #include "sim/openapi_v2.hpp"
+#include "sim/openapi_v2_definitions.hpp"
 
 namespace rg::sim {
 namespace {
@@ -92,7 +94,51 @@ json::object aggregated_group(const std::string& group,
   return {{"metadata", json::object{{"name", group}}}, {"versions", std::move(version_list)}};
 }
 
-json::object openapi_document(const GroupVersion& gv, const std::string& git_version) {
+/// A copy of `value` with every "#/definitions/X" reference as "#/components/schemas/X"; the
+/// names referenced are added to `refs`.
+json::value to_components(const json::value& value, std::vector<std::string>& refs) {
+  if (const auto* object = value.if_object()) {
+    json::object out;
+    for (const auto& [key, field] : *object) {
+      if (key == "$ref" && field.is_string() && field.as_string().starts_with("#/definitions/")) {
+        std::string name(field.as_string().subview().substr(14));
+        out[key] = "#/components/schemas/" + name;
+        refs.push_back(std::move(name));
+      } else {
+        out[key] = to_components(field, refs);
+      }
+    }
+    return out;
+  }
+  if (const auto* array = value.if_array()) {
+    json::array out;
+    for (const auto& item : *array) out.push_back(to_components(item, refs));
+    return out;
+  }
+  return value;
+}
+
+/// The v2 definitions of `gv`'s kinds and of everything they reference, as v3 component schemas.
+json::object component_schemas(const GroupVersion& gv, const json::object& definitions) {
+  std::vector<std::string> pending;
+  for (const auto* type : gv.resources) {
+    pending.push_back(definition_name(type->group, type->version, type->kind));
+    for (const auto& sub : type->subresources)
+      pending.push_back(definition_name(sub.group, sub.version, sub.kind));
+  }
+  json::object schemas;
+  while (!pending.empty()) {
+    std::string name = std::move(pending.back());
+    pending.pop_back();
+    const auto* definition = definitions.if_contains(name);
+    if (definition == nullptr || schemas.contains(name)) continue;
+    schemas[name] = to_components(*definition, pending);
+  }
+  return schemas;
+}
+
+json::object openapi_document(const GroupVersion& gv, const std::string& git_version,
+                              const json::object& definitions) {
   json::object paths;
   const std::string prefix =
       gv.group.empty() ? "/api/" + gv.version : "/apis/" + gv.group_version();
@@ -131,7 +177,7 @@ json::object openapi_document(const GroupVersion& gv, const std::string& git_ver
   return {{"openapi", "3.0.0"},
           {"info", json::object{{"title", "Kubernetes"}, {"version", git_version}}},
           {"paths", std::move(paths)},
-          {"components", json::object{{"schemas", json::object()}}}};
+          {"components", json::object{{"schemas", component_schemas(gv, definitions)}}}};
 }
 
 bool wants_aggregated(std::string_view accept) {
@@ -188,6 +234,8 @@ Discovery::Discovery(const ResourceTable& table, VersionInfo version, std::strin
     if (std::find(group_order.begin(), group_order.end(), gv.group) == group_order.end())
       group_order.push_back(gv.group);
   json::object openapi_paths;
+  json::object openapi_v2 = openapi_v2_document(table, version.git_version);
+  const auto& definitions = openapi_v2.at("definitions").as_object();
   for (const auto& group : group_order) {
     std::vector<const GroupVersion*> versions;
     json::array version_refs;
@@ -197,7 +245,7 @@ Discovery::Discovery(const ResourceTable& table, VersionInfo version, std::strin
       version_refs.push_back(group_version_ref(gv.group, gv.version));
       resource_lists_[gv.group_version()] = document(api_resource_list(gv));
       auto key = group.empty() ? "api/" + gv.version : "apis/" + gv.group_version();
-      auto doc = document(openapi_document(gv, version.git_version));
+      auto doc = document(openapi_document(gv, version.git_version, definitions));
       openapi_paths[key] =
           json::object{{"serverRelativeURL", fmt::format("/openapi/v3/{}?hash={}", key,
                                                          doc.etag.substr(1, doc.etag.size() - 2))}};
@@ -229,7 +277,6 @@ Discovery::Discovery(const ResourceTable& table, VersionInfo version, std::strin
                                              {"metadata", json::object()},
                                              {"items", std::move(aggregated_groups)}});
   openapi_index_ = document(json::object{{"paths", std::move(openapi_paths)}});
-  json::object openapi_v2 = openapi_v2_document(table, version.git_version);
   openapi_v2_json_ = document(openapi_v2);
   openapi_v2_protobuf_.body = encode_openapi_v2(openapi_v2);
   openapi_v2_protobuf_.etag = "\"" + sha512_hex(openapi_v2_protobuf_.body) + "\"";

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Stock kubectl reading kube-sim's /openapi/v2 (the protobuf form, gnostic openapi.v2.Document):
-# `kubectl explain --output=plaintext-openapiv2` walks a kind's fields through the definitions.
+# `kubectl explain --output=plaintext-openapiv2` walks a kind's fields through the definitions,
+# and plain `kubectl explain` through the same schemas in the /openapi/v3 documents.
 # Usage: openapi_v2_kubectl_test.sh PATH/TO/kube-sim
 set -euo pipefail
 sim=$1
@@ -39,6 +40,12 @@ expect "an unknown field" 'field "nosuchfield" does not exist' "$out"
 # A kind without a protobuf table still has its definition (type and object metadata).
 out=$(k explain statefulset --output=plaintext-openapiv2 2>&1) || fail "explain statefulset: $out"
 expect "a kind without a table" "metadata	<Object>" "$out"
+
+# kubectl's default explain reads the same schemas from the /openapi/v3 documents.
+out=$(k explain deployment.spec.replicas 2>&1) || fail "explain (v3): $out"
+expect "v3: the field and its type" "FIELD: replicas <integer>" "$out"
+out=$(k explain pods.spec.containers.ports 2>&1) || fail "explain (v3) ports: $out"
+expect "v3: a nested list" "containerPort	<integer>" "$out"
 
 # The JSON form to an ordinary Accept.
 out=$(k get --raw /openapi/v2)

@@ -188,6 +188,28 @@ TEST_CASE("/openapi/v2 as protobuf is the same document as a gnostic openapi.v2.
   CHECK(field(spec, 1) == "#/definitions/io.k8s.api.apps.v1.DeploymentSpec");  // _ref
 }
 
+TEST_CASE("each /openapi/v3 document carries the v2 definitions its kinds reach") {
+  rg::sim::Server server;
+  auto definitions = call(server.port(), "GET", "/openapi/v2").json().at("definitions").as_object();
+  auto document = call(server.port(), "GET", "/openapi/v3/apis/apps/v1").json();
+  const auto& schemas = document.at("components").at("schemas").as_object();
+  const auto& deployment = schemas.at("io.k8s.api.apps.v1.Deployment");
+  CHECK(deployment.at("x-kubernetes-group-version-kind") ==
+        definitions.at("io.k8s.api.apps.v1.Deployment").at("x-kubernetes-group-version-kind"));
+  CHECK(deployment.at("properties").at("spec").at("$ref") ==
+        "#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec");
+  CHECK(schemas.contains("io.k8s.api.core.v1.Container"));
+  CHECK(!schemas.contains("io.k8s.api.core.v1.Pod"));  // another group-version's kind
+  std::set<std::string> refs;
+  collect_refs(document.at("components"), refs);
+  CHECK(!refs.empty());
+  for (const auto& ref : refs) {
+    CAPTURE(ref);
+    REQUIRE(ref.starts_with("#/components/schemas/"));
+    CHECK(schemas.contains(ref.substr(21)));
+  }
+}
+
 TEST_CASE("the protobuf encoder names a key it has no field for instead of dropping it") {
   json::object document{{"swagger", "2.0"},
                         {"definitions", {{"X", {{"type", "object"}, {"minLength", 1}}}}}};
