@@ -31,10 +31,11 @@ json::object patch_operation(const std::string& operation_id, const std::string&
     parameters.push_back(parameter(name, "query", "string"));
   parameters.push_back(parameter("force", "query", "boolean"));
   json::object schema{{"$ref", "#/definitions/" + definition_name(group, version, kind)}};
+  // No "consumes": kubectl's client-side apply then finds no patch type here and computes its
+  // strategic merge patch from the Go types compiled into it, as it did before kube-sim served
+  // /openapi/v2 -- the definitions hold only the fields of the protobuf tables, and a kind
+  // without a table has none, which would make kubectl warn and fall back anyway.
   return {{"operationId", operation_id},
-          {"consumes",
-           json::array{"application/json-patch+json", "application/merge-patch+json",
-                       "application/strategic-merge-patch+json", "application/apply-patch+yaml"}},
           {"produces", json::array{"application/json", "application/yaml",
                                    "application/vnd.kubernetes.protobuf"}},
           {"parameters", std::move(parameters)},

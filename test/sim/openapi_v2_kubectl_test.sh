@@ -47,6 +47,32 @@ expect "v3: the field and its type" "FIELD: replicas <integer>" "$out"
 out=$(k explain pods.spec.containers.ports 2>&1) || fail "explain (v3) ports: $out"
 expect "v3: a nested list" "containerPort	<integer>" "$out"
 
+# Client-side apply with /openapi/v2 served: a kind without a protobuf table (StatefulSet) updates
+# without kubectl warning about the schema, and env still merges by name (B removed, A kept).
+cat >"$work/sts.yaml" <<'YAML'
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - name: c
+        image: pg:1
+        env:
+        - {name: A, value: "1"}
+        - {name: B, value: "2"}
+YAML
+out=$(k apply -f "$work/sts.yaml" 2>&1) || fail "apply sts: $out"
+sed -i 's/pg:1/pg:2/; /name: B/d' "$work/sts.yaml"
+out=$(k apply -f "$work/sts.yaml" 2>&1) || fail "re-apply sts: $out"
+[[ $out == "statefulset.apps/db configured" ]] || fail "re-apply sts printed: $out"
+out=$(k get sts db -o jsonpath='{.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].env[*].name}')
+[[ $out == "pg:2 A" ]] || fail "sts after apply: $out"
+
 # The JSON form to an ordinary Accept.
 out=$(k get --raw /openapi/v2)
 expect "JSON Swagger 2.0" '"swagger":"2.0"' "$out"
