@@ -53,7 +53,7 @@ Reply exchange(Stream& stream, const std::string& method, const std::string& tar
   http::write(stream, make_request(method, target, body, headers));
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
-  parser.body_limit(1024ull * 1024 * 1024);
+  parser.body_limit(1024ULL * 1024 * 1024);
   http::read(stream, buffer, parser);
   auto response = parser.release();
   Reply reply;
@@ -92,6 +92,7 @@ class WatchStream {
     http::write(socket_, make_request("GET", target, "", headers));
     parser_.body_limit(boost::none);
     http::read_header(socket_, buffer_, parser_);
+    // NOLINTNEXTLINE(cppcoreguidelines-prefer-member-initializer): known only after the read
     status_ = static_cast<int>(parser_.get().result_int());
   }
 
