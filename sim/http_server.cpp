@@ -90,12 +90,12 @@ class Connection final : public ResponseStream,
     head_.append("\r\nServer: kube-sim\r\n");
     const auto& headers = response.headers;
     for (std::size_t i = 0; i < headers.size(); ++i) {
-      const auto& [name, value] = headers[i];
+      const std::string& name = headers[i].first;
       if (beast::iequals(name, "server") || beast::iequals(name, "content-length")) continue;
       const bool replaced =
           std::any_of(headers.begin() + static_cast<std::ptrdiff_t>(i) + 1, headers.end(),
                       [&](const auto& later) { return beast::iequals(later.first, name); });
-      if (!replaced) head_.append(name).append(": ").append(value).append("\r\n");
+      if (!replaced) head_.append(name).append(": ").append(headers[i].second).append("\r\n");
     }
     if (!keep_alive_) head_.append("Connection: close\r\n");
     const int status = response.status;
