@@ -1,6 +1,6 @@
 // Reading a response body incrementally: large socket reads into the connection's buffer, the
-// framing taken off in place (BodyFraming), the body handed out as views of that buffer, and one
-// watchdog timer for the deadline instead of a timer per read.
+// framing taken off in place (BodyFraming), the body handed out as views of that buffer; the
+// deadline is the connection's watchdog, not a timer per read.
 #include "client/transport/body_reader.hpp"
 
 #include <boost/asio/error.hpp>
@@ -32,13 +32,12 @@ const HttpHeaders& BodyReader::headers() const {
 bool BodyReader::done() const { return !state_ || state_->done; }
 
 void BodyReader::set_deadline(Deadline deadline) {
-  if (state_ && state_->watchdog) state_->watchdog->set_deadline(deadline);
+  if (!done() && state_->lease.connection) state_->lease.connection->set_deadline(deadline);
 }
 
 void BodyReader::close() {
   if (state_) {
     state_->done = true;
-    if (state_->watchdog) state_->watchdog->stop();
     state_->lease.release();
   }
 }
@@ -57,7 +56,7 @@ asio::awaitable<std::string_view> BodyReader::read_some() {
   for (;;) {
     if (state.framing.done()) {  // also after the last piece was handed out by the last call
       state.done = true;
-      state.watchdog->stop();
+      connection.set_deadline(kNoDeadline);  // idle in the pool: no deadline
       state.lease.reusable = state.parser.keep_alive();
       state.lease.release();
       co_return std::string_view();
@@ -71,10 +70,13 @@ asio::awaitable<std::string_view> BodyReader::read_some() {
       // The piece stays valid after consume(): the bytes are only overwritten by the next read.
       buffer.consume(available - input.size());
       if (ec) fail(ec);
-      if (!piece.empty()) co_return piece;
+      if (!piece.empty()) {
+        if (state.tracer) state.tracer->on_body_read(state.target, piece);
+        co_return piece;
+      }
       if (state.framing.done()) continue;
     }
-    if (state.watchdog->expired()) fail(boost::beast::error::timeout);
+    if (connection.timed_out()) fail(boost::beast::error::timeout);
     boost::system::error_code ec;
     const std::size_t size = co_await connection.stream().async_read_some(
         buffer.prepare(State::kReadSize), asio::redirect_error(asio::use_awaitable, ec));
@@ -85,10 +87,7 @@ asio::awaitable<std::string_view> BodyReader::read_some() {
       close();  // an until-close body: the connection cannot be reused
       co_return std::string_view();
     }
-    if (ec == asio::error::operation_aborted && state.watchdog->expired()) {
-      ec = boost::beast::error::timeout;
-    }
-    fail(ec);
+    fail(ec);  // a timeout, however it surfaced, once the connection's deadline passed
   }
 }
 

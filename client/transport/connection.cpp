@@ -1,6 +1,7 @@
 // Opening, using and closing one HTTP/1.1 connection; error classification.
 #include "client/transport/connection.hpp"
 
+#include <boost/asio/connect.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -9,9 +10,11 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core/error.hpp>
 #include <boost/beast/http/error.hpp>
-#include <boost/beast/http/write.hpp>
+
+#include <array>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -69,19 +72,17 @@ Connection::Connection(const HttpStream::executor_type& executor, std::shared_pt
                        std::string where)
     : tls_(std::move(tls)),
       stream_(tls_ != nullptr ? HttpStream(executor, *tls_) : HttpStream(executor)),
+      watchdog_(std::make_shared<DeadlineWatchdog>(stream_.socket())),
       where_(std::move(where)) {}
 
-void Connection::set_deadline(Deadline deadline) {
-  if (deadline == kNoDeadline) {
-    stream_.tcp().expires_never();
-  } else {
-    stream_.tcp().expires_at(deadline);
-  }
+Connection::~Connection() {
+  watchdog_->stop();
+  close();
 }
 
 void Connection::close() {
   error_code ignored;
-  auto& socket = stream_.tcp().socket();
+  auto& socket = stream_.socket();
   if (socket.is_open()) {
     socket.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     socket.close(ignored);
@@ -89,7 +90,7 @@ void Connection::close() {
 }
 
 bool Connection::looks_alive() {
-  auto& socket = stream_.tcp().socket();
+  auto& socket = stream_.socket();
   if (!socket.is_open() || buffer_.size() != 0) return false;
   char byte = 0;
   const auto received = ::recv(socket.native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
@@ -99,7 +100,7 @@ bool Connection::looks_alive() {
 
 TransportError Connection::error(error_code ec, IoStage stage) const {
   using Kind = TransportErrorKind;
-  if (ec == beast::error::timeout) {
+  if (ec == beast::error::timeout || timed_out()) {
     return TransportError(Kind::kTimeout, ec, "request to " + where_ + " timed out");
   }
   if (ec == asio::error::operation_aborted) {
@@ -173,10 +174,10 @@ asio::awaitable<std::unique_ptr<Connection>> Connection::open(
   if (ec) throw connection->error(ec, IoStage::kResolve);
 
   connection->set_deadline(deadline);
-  co_await connection->stream_.tcp().async_connect(endpoints,
-                                                   asio::redirect_error(asio::use_awaitable, ec));
+  co_await asio::async_connect(connection->stream_.socket(), endpoints,
+                               asio::redirect_error(asio::use_awaitable, ec));
   if (ec) throw connection->error(ec, IoStage::kConnect);
-  enable_keep_alive(connection->stream_.tcp().socket());
+  enable_keep_alive(connection->stream_.socket());
 
   if (auto* stream = connection->stream_.tls()) {
     error_code not_ip;
@@ -213,11 +214,12 @@ asio::awaitable<std::unique_ptr<Connection>> Connection::open(
   co_return connection;
 }
 
-asio::awaitable<void> Connection::write(const http::request<http::string_body>& request,
+asio::awaitable<void> Connection::write(std::string_view head, std::string_view body,
                                         Deadline deadline) {
   set_deadline(deadline);
+  const std::array<asio::const_buffer, 2> buffers{asio::buffer(head), asio::buffer(body)};
   error_code ec;
-  co_await http::async_write(stream_, request, asio::redirect_error(asio::use_awaitable, ec));
+  co_await asio::async_write(stream_, buffers, asio::redirect_error(asio::use_awaitable, ec));
   if (ec) throw error(ec, IoStage::kWrite);
 }
 

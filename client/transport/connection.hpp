@@ -1,20 +1,21 @@
-// Connection: one HTTP/1.1 connection to the API server over plain TCP or TLS, with deadlines
-// and the mapping of socket/TLS/HTTP failures to TransportError. Internal to the transport (it
-// pulls in Beast and Asio SSL); users go through Transport.
+// Connection: one HTTP/1.1 connection to the API server over plain TCP or TLS, with its deadline
+// (one DeadlineWatchdog for every phase of every exchange), its read buffer, and the mapping of
+// socket/TLS/HTTP failures to TransportError. Internal to the transport (it pulls in Beast and
+// Asio SSL); users go through Transport.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/ssl/stream.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/http/message.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 #include <chrono>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <variant>
 
+#include "client/transport/deadline_watchdog.hpp"
 #include "client/transport/http_message.hpp"
 #include "client/transport/server_address.hpp"
 #include "client/transport/transport_error.hpp"
@@ -24,20 +25,22 @@ namespace rg::client {
 /// Where an I/O error happened; decides which TransportErrorKind it maps to.
 enum class IoStage { kResolve, kConnect, kHandshake, kWrite, kReadHeader, kReadBody };
 
-/// A plain or TLS stream with one type, so Beast's HTTP algorithms are instantiated once.
+/// A plain or TLS stream with one type, so Beast's HTTP algorithms are instantiated once. A plain
+/// socket underneath: deadlines are the connection's DeadlineWatchdog, not a timer per operation.
 class HttpStream {
  public:
-  using TlsStream = boost::asio::ssl::stream<boost::beast::tcp_stream>;
-  using executor_type = boost::beast::tcp_stream::executor_type;
+  using Socket = boost::asio::ip::tcp::socket;
+  using TlsStream = boost::asio::ssl::stream<Socket>;
+  using executor_type = Socket::executor_type;
 
   explicit HttpStream(const executor_type& executor) : stream_(std::in_place_index<0>, executor) {}
   HttpStream(const executor_type& executor, boost::asio::ssl::context& tls)
       : stream_(std::in_place_index<1>, executor, tls) {}
 
-  executor_type get_executor() { return tcp().get_executor(); }
-  boost::beast::tcp_stream& tcp() {
+  executor_type get_executor() { return socket().get_executor(); }
+  Socket& socket() {
     if (auto* tls = std::get_if<TlsStream>(&stream_)) return tls->next_layer();
-    return std::get<boost::beast::tcp_stream>(stream_);
+    return std::get<Socket>(stream_);
   }
   TlsStream* tls() { return std::get_if<TlsStream>(&stream_); }
 
@@ -48,7 +51,7 @@ class HttpStream {
           if (auto* tls = std::get_if<TlsStream>(&stream_)) {
             tls->async_read_some(b, std::move(handler));
           } else {
-            std::get<boost::beast::tcp_stream>(stream_).async_read_some(b, std::move(handler));
+            std::get<Socket>(stream_).async_read_some(b, std::move(handler));
           }
         },
         token, buffers);
@@ -61,14 +64,14 @@ class HttpStream {
           if (auto* tls = std::get_if<TlsStream>(&stream_)) {
             tls->async_write_some(b, std::move(handler));
           } else {
-            std::get<boost::beast::tcp_stream>(stream_).async_write_some(b, std::move(handler));
+            std::get<Socket>(stream_).async_write_some(b, std::move(handler));
           }
         },
         token, buffers);
   }
 
  private:
-  std::variant<boost::beast::tcp_stream, TlsStream> stream_;
+  std::variant<Socket, TlsStream> stream_;
 };
 
 class Connection {
@@ -79,20 +82,27 @@ class Connection {
       const ServerAddress& address, const std::shared_ptr<boost::asio::ssl::context>& tls,
       const std::string& server_name, Deadline deadline);
 
-  ~Connection() { close(); }
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
 
   HttpStream& stream() { return stream_; }
   boost::beast::flat_buffer& buffer() { return buffer_; }
 
-  /// Applies to every following operation until changed; kNoDeadline = none.
-  void set_deadline(Deadline deadline);
+  /// The deadline of every following operation until changed; kNoDeadline = none. Cheap: see
+  /// DeadlineWatchdog.
+  void set_deadline(Deadline deadline) { watchdog_->set_deadline(deadline); }
 
-  /// Sends one request. Throws TransportError.
-  boost::asio::awaitable<void> write(
-      const boost::beast::http::request<boost::beast::http::string_body>& request,
-      Deadline deadline);
+  /// True once a deadline has passed (the socket is closed).
+  bool timed_out() const { return watchdog_->expired(); }
 
-  /// Turns an error of stage `stage` into a TransportError naming the server and the cause.
+  /// Sends one request, `head` (request line and header fields, up to the empty line) and `body`
+  /// in one gathered write, before `deadline`. Throws TransportError.
+  boost::asio::awaitable<void> write(std::string_view head, std::string_view body,
+                                     Deadline deadline);
+
+  /// Turns an error of stage `stage` into a TransportError naming the server and the cause (a
+  /// timeout, whatever error it surfaced as, once the deadline has passed).
   TransportError error(boost::system::error_code ec, IoStage stage) const;
 
   /// False when an idle connection has been closed by the server or has unexpected bytes
@@ -115,6 +125,7 @@ class Connection {
 
   std::shared_ptr<boost::asio::ssl::context> tls_;  ///< outlives stream_, which uses it
   HttpStream stream_;
+  std::shared_ptr<DeadlineWatchdog> watchdog_;  ///< of stream_'s socket
   boost::beast::flat_buffer buffer_;
   std::string where_;  ///< "host:port", for messages
   std::shared_ptr<std::string> verify_failure_ = std::make_shared<std::string>();

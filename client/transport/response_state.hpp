@@ -1,5 +1,5 @@
-// BodyReader::State: the connection lease, the parsed response header, the body's framing and
-// its read watchdog behind a BodyReader. Internal to the transport: Transport fills it when the
+// BodyReader::State: the connection lease, the parsed response header and the body's framing
+// behind a BodyReader. Internal to the transport: Transport fills it when the
 // response header arrives (start_body), BodyReader drains the body from the connection's buffer.
 #pragma once
 
@@ -7,11 +7,12 @@
 #include <boost/beast/http/parser.hpp>
 
 #include <memory>
+#include <string>
 
 #include "client/transport/body_framing.hpp"
 #include "client/transport/body_reader.hpp"
 #include "client/transport/connection_pool.hpp"
-#include "client/transport/read_watchdog.hpp"
+#include "client/transport/transport_tracer.hpp"
 
 namespace rg::client {
 
@@ -23,13 +24,11 @@ struct BodyReader::State {
   explicit State(ConnectionLease lease) : lease(std::move(lease)) {}
   State(const State&) = delete;
   State& operator=(const State&) = delete;
-  ~State() {
-    if (watchdog) watchdog->stop();
-  }
+  ~State() = default;
 
-  /// After the header: the body's framing from it, and its deadline on the watchdog (the
-  /// connection's own per-operation timeout is switched off for the body).
-  void start_body(Deadline deadline) {
+  /// After the header: the body's framing from it. The body's reads keep the request's deadline
+  /// (the connection's) until BodyReader::set_deadline changes it.
+  void start_body() {
     if (parser.is_done()) {
       framing = BodyFraming::none();
     } else if (parser.chunked()) {
@@ -39,17 +38,15 @@ struct BodyReader::State {
     } else {
       framing = BodyFraming::until_close();
     }
-    lease.connection->set_deadline(kNoDeadline);
-    watchdog = ReadWatchdog::create(*lease.connection);
-    watchdog->set_deadline(deadline);
   }
 
   ConnectionLease lease;
   boost::beast::http::response_parser<boost::beast::http::empty_body> parser;
   BodyFraming framing = BodyFraming::none();
-  std::shared_ptr<ReadWatchdog> watchdog;
   int status = 0;
   HttpHeaders headers;
+  std::shared_ptr<TransportTracer> tracer;  ///< may be null
+  std::string target;                       ///< the request's, for the tracer (set with it)
   bool done = false;
 };
 

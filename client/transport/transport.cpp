@@ -3,13 +3,13 @@
 // BodyReader.
 #include "client/transport/transport.hpp"
 
+#include <algorithm>
 #include <mutex>
 #include <stdexcept>
 
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/http/read.hpp>
-#include <boost/beast/http/string_body.hpp>
 
 #include "client/transport/connection_pool.hpp"
 #include "client/transport/response_state.hpp"
@@ -27,16 +27,39 @@ namespace {
 // Kubernetes response headers are small, but Warning headers can add up.
 constexpr std::uint32_t kHeaderLimit = 256 * 1024;
 
+// RFC 9110 token characters: methods and header field names.
+bool is_token(std::string_view text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+  });
+}
+
+// No control characters but tab (CR or LF would end the line: header injection).
+bool is_field_value(std::string_view text) {
+  return std::none_of(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return (byte < 0x20 && c != '\t') || byte == 0x7f;
+  });
+}
+
+// Methods whose requests carry a body: they say Content-Length even when it is 0.
+bool expects_body(std::string_view method) {
+  return method == "POST" || method == "PUT" || method == "PATCH";
+}
+
 }  // namespace
 
 struct Transport::Impl {
   ServerAddress address;
+  std::string host_header;  // the Host field: address.host_header()
   std::string server_name;  // SNI and the name the certificate must match
   TlsConfig tls_config;
   // Asked for a client certificate before each connection is picked; null when there is no TLS,
   // no AuthProvider, or a static client certificate (which wins, as in client-go).
   std::shared_ptr<AuthProvider> certificate_source;
   std::shared_ptr<ConnectionPool> pool;
+  std::shared_ptr<TransportTracer> tracer;
 
   std::mutex tls_mutex;
   std::shared_ptr<asio::ssl::context> tls;  // for `tls_certificate`; guarded by tls_mutex
@@ -66,22 +89,38 @@ struct Transport::Impl {
     co_return tls;
   }
 
-  http::request<http::string_body> to_wire(const HttpRequest& request) const {
-    http::request<http::string_body> wire;
-    if (const auto verb = http::string_to_verb(request.method); verb != http::verb::unknown) {
-      wire.method(verb);
-    } else {
-      wire.method_string(request.method);
+  // The request line and header fields, up to and including the empty line: Host, User-Agent,
+  // the request's own fields, and Content-Length. Throws std::invalid_argument for a method,
+  // target or field that would not be one line of HTTP.
+  std::string request_head(const HttpRequest& request) const {
+    if (!is_token(request.method))
+      throw std::invalid_argument("invalid HTTP method \"" + request.method + "\"");
+    if (request.target.empty() || !is_field_value(request.target) ||
+        request.target.find(' ') != std::string::npos) {
+      throw std::invalid_argument("invalid request target \"" + request.target + "\"");
     }
-    wire.target(address.base_path + request.target);
-    wire.version(11);
-    wire.set(http::field::host, address.host_header());
-    wire.set(http::field::user_agent, rg::user_agent());
-    for (const auto& [name, value] : request.headers) wire.insert(name, value);
-    wire.body() = request.body;
-    wire.keep_alive(true);
-    wire.prepare_payload();
-    return wire;
+    std::string head;
+    head.reserve(256 + address.base_path.size() + request.target.size());
+    head.append(request.method)
+        .append(" ")
+        .append(address.base_path)
+        .append(request.target)
+        .append(" HTTP/1.1\r\nHost: ")
+        .append(host_header)
+        .append("\r\nUser-Agent: ")
+        .append(rg::user_agent())
+        .append("\r\n");
+    for (const auto& [name, value] : request.headers) {
+      if (!is_token(name) || !is_field_value(value)) {
+        throw std::invalid_argument("invalid HTTP header field \"" + name +
+                                    "\" (a name is a token; a value has no line breaks)");
+      }
+      head.append(name).append(": ").append(value).append("\r\n");
+    }
+    if (!request.body.empty() || expects_body(request.method))
+      head.append("Content-Length: ").append(std::to_string(request.body.size())).append("\r\n");
+    head.append("\r\n");
+    return head;
   }
 
   asio::awaitable<ConnectionLease> connect(Deadline deadline, ConnectionKind kind) {
@@ -98,6 +137,7 @@ struct Transport::Impl {
 Transport::Transport(const RestConfig& config, TransportOptions options)
     : impl_(std::make_unique<Impl>()) {
   impl_->address = parse_server_address(config.host);
+  impl_->host_header = impl_->address.host_header();
   impl_->server_name =
       config.tls.server_name.empty() ? impl_->address.host : config.tls.server_name;
   if (impl_->address.tls) {
@@ -106,23 +146,29 @@ Transport::Transport(const RestConfig& config, TransportOptions options)
     if (config.tls.client_cert_pem.empty()) impl_->certificate_source = config.auth;
   }
   impl_->pool = std::make_shared<ConnectionPool>(options.max_connections, options.idle_timeout);
+  impl_->tracer = std::move(options.tracer);
 }
 
 Transport::~Transport() = default;
 
 asio::awaitable<BodyReader> Transport::send(HttpRequest request, Deadline deadline, bool replayable,
                                             ConnectionKind kind) {
-  const auto wire = impl_->to_wire(request);
+  const std::string head = impl_->request_head(request);
   for (bool replayed = false;; replayed = true) {
     auto state = std::make_unique<BodyReader::State>(co_await impl_->connect(deadline, kind));
     auto& connection = *state->lease.connection;
     const bool reused = connection.reused;
     try {
-      co_await connection.write(wire, deadline);
+      co_await connection.write(head, request.body, deadline);
+      if (const auto& tracer = impl_->tracer) {
+        tracer->on_request_written(request.method, request.target);
+        state->tracer = tracer;
+        state->target = request.target;
+      }
       auto& parser = state->parser;
       parser.header_limit(kHeaderLimit);
       parser.body_limit(boost::none);  // bodies are streamed; round_trip applies its own limit
-      parser.skip(wire.method() == http::verb::head);
+      parser.skip(request.method == "HEAD");
       boost::system::error_code ec;
       co_await http::async_read_header(connection.stream(), connection.buffer(), parser,
                                        asio::redirect_error(asio::use_awaitable, ec));
@@ -131,7 +177,7 @@ asio::awaitable<BodyReader> Transport::send(HttpRequest request, Deadline deadli
       for (const auto& field : parser.get()) {
         state->headers.emplace_back(std::string(field.name_string()), std::string(field.value()));
       }
-      state->start_body(deadline);
+      state->start_body();
       co_return BodyReader(std::move(state));
     } catch (const TransportError& error) {
       // A kept-alive connection the server had already closed: the request never reached it.

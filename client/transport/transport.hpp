@@ -12,6 +12,7 @@
 #include "client/config/rest_config.hpp"
 #include "client/transport/body_reader.hpp"
 #include "client/transport/http_message.hpp"
+#include "client/transport/transport_tracer.hpp"
 
 namespace rg::client {
 
@@ -21,6 +22,8 @@ struct TransportOptions {
   std::size_t max_connections = 25;
   /// Idle connections older than this are closed instead of reused (Go's IdleConnTimeout).
   std::chrono::seconds idle_timeout{90};
+  /// Sees each request written and each piece of a response body read; may be null.
+  std::shared_ptr<TransportTracer> tracer;
 };
 
 /// How a response is carried.

@@ -77,8 +77,8 @@ asio::awaitable<void> ServerSession::wait_for_close() {
 void ServerSession::close() {
   open_ = false;
   error_code ignored;
-  stream_.tcp().socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  stream_.tcp().socket().close(ignored);
+  stream_.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  stream_.socket().close(ignored);
 }
 
 TestServer::TestServer(asio::io_context& io, Handler handler,
@@ -110,7 +110,7 @@ asio::awaitable<void> TestServer::accept_loop() {
     const int id = ++*accepted_;
     auto stream = tls_ ? client::HttpStream(socket.get_executor(), *tls_)
                        : client::HttpStream(socket.get_executor());
-    stream.tcp().socket() = std::move(socket);
+    stream.socket() = std::move(socket);
     auto session = std::make_shared<ServerSession>(std::move(stream), id);
     session->closed_by_client_ = closed_by_client_;
     asio::co_spawn(io_, serve(std::move(session)), asio::detached);

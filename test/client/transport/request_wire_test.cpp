@@ -1,0 +1,138 @@
+// Tests of what the transport writes and how one request's deadline spans it: the request head
+// it builds (refusing what would not be one line of HTTP), the TransportTracer's view of the
+// wire, and the connection's one deadline timer across requests.
+#include <doctest/doctest.h>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <mutex>
+#include <stdexcept>
+#include <vector>
+
+#include "client/transport/transport.hpp"
+#include "client/transport/transport_error.hpp"
+#include "test/client/transport/test_server.hpp"
+
+namespace asio = boost::asio;
+using namespace rg::client;
+using rg::test::run;
+using rg::test::ServerRequest;
+using rg::test::ServerSession;
+using rg::test::TestServer;
+
+namespace {
+
+RestConfig config_for(const TestServer& server) {
+  RestConfig config;
+  config.host = server.url();
+  return config;
+}
+
+Deadline in_ms(int ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
+
+class RecordingTracer final : public TransportTracer {
+ public:
+  void on_request_written(std::string_view method, std::string_view target) override {
+    std::lock_guard lock(mutex);
+    seen.push_back("written " + std::string(method) + " " + std::string(target));
+  }
+  void on_body_read(std::string_view target, std::string_view piece) override {
+    std::lock_guard lock(mutex);
+    seen.push_back("read " + std::string(target) + " " + std::string(piece));
+  }
+  std::mutex mutex;
+  std::vector<std::string> seen;
+};
+
+}  // namespace
+
+TEST_CASE("request wire: head fields, Content-Length for bodies and for body methods") {
+  asio::io_context io;
+  std::vector<ServerRequest> seen;
+  TestServer server(io,
+                    [&](ServerSession& session, ServerRequest request) -> asio::awaitable<void> {
+                      seen.push_back(request);
+                      co_await session.respond(200, "{}");
+                    });
+  Transport transport(config_for(server));
+  const HttpRequest patch{
+      "PATCH", "/apis/apps/v1/x?y=1", {{"Content-Type", "application/merge-patch+json"}}, "{}"};
+  const HttpRequest empty_post{"POST", "/p", {}, {}};
+  const HttpRequest get{"GET", "/g", {{"Accept", "application/json"}}, {}};
+  for (const auto* request : {&patch, &empty_post, &get})
+    CHECK(run(io, transport.round_trip(*request, in_ms(10'000), false)).status == 200);
+  REQUIRE(seen.size() == 3);
+  CHECK(seen[0].method == "PATCH");
+  CHECK(seen[0].target == "/apis/apps/v1/x?y=1");
+  CHECK(seen[0].header("Content-Type") == "application/merge-patch+json");
+  CHECK(seen[0].header("Content-Length") == "2");
+  CHECK(seen[0].body == "{}");
+  CHECK(seen[1].header("Content-Length") == "0");
+  CHECK(seen[2].header("Content-Length").empty());
+  CHECK(seen[2].header("Accept") == "application/json");
+  CHECK(server.connections_accepted() == 1);
+}
+
+TEST_CASE("request wire: a method, target or field that is not one line of HTTP is refused") {
+  asio::io_context io;
+  TestServer server(io, [](ServerSession& session, ServerRequest) -> asio::awaitable<void> {
+    co_await session.respond(200, "{}");
+  });
+  Transport transport(config_for(server));
+  const std::vector<HttpRequest> bad = {
+      {"GET", "/x", {{"Authorization", "Bearer t\r\nX-Injected: 1"}}, {}},
+      {"GET", "/x", {{"Bad Name", "v"}}, {}},
+      {"GE T", "/x", {}, {}},
+      {"GET", "/x HTTP/1.1\r\nX: y", {}, {}},
+      {"GET", "", {}, {}},
+  };
+  for (const auto& request : bad) {
+    CHECK_THROWS_AS(run(io, transport.round_trip(request, in_ms(10'000), true)),
+                    std::invalid_argument);
+  }
+  CHECK(server.requests() == 0);
+}
+
+TEST_CASE("request wire: the tracer sees each request written and each body piece read") {
+  asio::io_context io;
+  TestServer server(io, [](ServerSession& session, ServerRequest) -> asio::awaitable<void> {
+    co_await session.respond(200, "hello");
+  });
+  const auto tracer = std::make_shared<RecordingTracer>();
+  Transport transport(config_for(server), TransportOptions{.tracer = tracer});
+  const HttpRequest request{"PUT", "/t?a=b", {}, "body"};
+  CHECK(run(io, transport.round_trip(request, in_ms(10'000), false)).body == "hello");
+  CHECK(tracer->seen == std::vector<std::string>{"written PUT /t?a=b", "read /t?a=b hello"});
+}
+
+TEST_CASE("request wire: one deadline timer per connection, moved earlier or later per request") {
+  asio::io_context io;
+  TestServer server(io, [](ServerSession& session, ServerRequest request) -> asio::awaitable<void> {
+    if (request.target == "/silent") {
+      co_await session.wait_for_close();
+    } else {
+      co_await session.respond(200, "ok");
+    }
+  });
+  Transport transport(config_for(server));
+  const HttpRequest fast{"GET", "/fast", {}, {}};
+  const HttpRequest silent{"GET", "/silent", {}, {}};
+  // A short deadline that passes while the connection is idle in the pool does not end it.
+  CHECK(run(io, transport.round_trip(fast, in_ms(50), true)).status == 200);
+  auto idle = [&]() -> asio::awaitable<void> {
+    asio::steady_timer past_it(io, std::chrono::milliseconds(100));
+    co_await past_it.async_wait(asio::use_awaitable);
+  };
+  run(io, idle());
+  CHECK(run(io, transport.round_trip(fast, in_ms(60'000), true)).status == 200);
+  CHECK(server.connections_accepted() == 1);
+  // The timer armed for a minute is re-armed for an earlier deadline.
+  try {
+    run(io, transport.round_trip(silent, in_ms(100), true));
+    FAIL("a silent server answered");
+  } catch (const TransportError& error) {
+    CHECK(error.kind() == TransportErrorKind::kTimeout);
+  }
+  CHECK(server.connections_accepted() == 1);
+  CHECK(transport.stats().open == 0);
+}
