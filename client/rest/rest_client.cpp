@@ -61,6 +61,12 @@ std::string metadata_field(const json::value& object, std::string_view field) {
   return {};
 }
 
+Call patch_call(const ResourceRef& resource, const std::string& name, PatchType type,
+                std::string patch, const PatchOptions& options) {
+  return {"PATCH", object_path(resource, name, "patch") + to_query(options, type).str(),
+          std::move(patch), std::string(content_type(type)), options.timeout};
+}
+
 json::value parse_json(const std::string& body, const Call& call) {
   json::error_code ec;
   auto value = json::parse(body, ec);
@@ -116,7 +122,7 @@ struct RestClient::Impl {
       const auto started = Clock::now();
       BodyReader reader;
       try {
-        reader = co_await transport.send(attempt, deadline, replayable, call.kind);
+        reader = co_await transport.send(std::move(attempt), deadline, replayable, call.kind);
       } catch (const TransportError&) {
         observe(call.method, 0, started);
         throw;
@@ -152,6 +158,11 @@ struct RestClient::Impl {
       throw TransportError(TransportErrorKind::kCancelled, error.code(),
                            std::string("cancelled while waiting for ") + what);
     }
+  }
+
+  asio::awaitable<std::string> execute_text(Call call) {
+    auto reader = co_await execute(std::move(call));
+    co_return co_await reader.read_all(Transport::kDefaultBodyLimit);
   }
 
   asio::awaitable<json::value> execute_json(Call call) {
@@ -238,9 +249,16 @@ asio::awaitable<json::value> RestClient::update(const ResourceRef& resource,
 asio::awaitable<json::value> RestClient::patch(const ResourceRef& resource, const std::string& name,
                                                PatchType type, std::string patch,
                                                const PatchOptions& options) {
-  Call call{"PATCH", object_path(resource, name, "patch") + to_query(options, type).str(),
-            std::move(patch), std::string(content_type(type)), options.timeout};
+  Call call = patch_call(resource, name, type, std::move(patch), options);
   return impl_->execute_json(std::move(call));
+}
+
+asio::awaitable<std::string> RestClient::patch_text(const ResourceRef& resource,
+                                                    const std::string& name, PatchType type,
+                                                    std::string patch,
+                                                    const PatchOptions& options) {
+  Call call = patch_call(resource, name, type, std::move(patch), options);
+  return impl_->execute_text(std::move(call));
 }
 
 asio::awaitable<json::value> RestClient::remove(const ResourceRef& resource,

@@ -109,6 +109,14 @@ class RestClient {
                                                    std::string patch,
                                                    const PatchOptions& options = {});
 
+  /// patch() without decoding the answer: the written object's JSON text, for a caller that
+  /// reads only part of it (find_resource_version() in resource_version.hpp, for a next write
+  /// conditional on this one) or decodes it its own way.
+  boost::asio::awaitable<std::string> patch_text(const ResourceRef& resource,
+                                                 const std::string& name, PatchType type,
+                                                 std::string patch,
+                                                 const PatchOptions& options = {});
+
   /// DELETE object `name`. Returns what the server returns: a Status, or the object when
   /// deletion is pending (finalizers, graceful pod deletion).
   boost::asio::awaitable<boost::json::value> remove(const ResourceRef& resource,

@@ -217,6 +217,28 @@ TEST_CASE_FIXTURE(Fixture, "patch: merge patch of the scale subresource") {
   CHECK(request.body == R"({"spec":{"replicas":3}})");
 }
 
+TEST_CASE_FIXTURE(Fixture, "patch_text: the same request, the answer as its JSON text") {
+  const std::string answer =
+      R"({"kind":"Deployment","metadata":{"name":"web","resourceVersion":"12"},"spec":{}})";
+  script.answers = {{200, answer, {}}, {409, status_json(409, "Conflict", "stale"), {}}};
+  RestClient client(config());
+  const auto deployments = resources::deployments().in("default");
+  PatchOptions options;
+  options.field_manager = "replica-guard";
+  const std::string patch = R"({"metadata":{"annotations":{"a":"b"}}})";
+  CHECK(run(io, client.patch_text(deployments, "web", PatchType::kMerge, patch, options)) ==
+        answer);
+  const auto& request = script.requests.at(0);
+  CHECK(request.method == "PATCH");
+  CHECK(request.target ==
+        "/apis/apps/v1/namespaces/default/deployments/web?fieldManager=replica-guard");
+  CHECK(request.header("Content-Type") == "application/merge-patch+json");
+  CHECK(request.body == patch);
+  const auto error =
+      failure(io, client.patch_text(deployments, "web", PatchType::kMerge, patch, options));
+  CHECK(holds(error, is_conflict));
+}
+
 TEST_CASE_FIXTURE(Fixture, "patch: server-side apply, JSON patch and strategic merge") {
   RestClient client(config());
   const auto deployments = resources::deployments().in("default");
