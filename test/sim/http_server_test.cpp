@@ -1,5 +1,7 @@
 // HttpServer: what a handler throws before its response starts is answered as a Status (the
-// ApiError's, or a 500 InternalError); after it started, the connection ends instead.
+// ApiError's, or a 500 InternalError); after it started, the connection ends instead. Complete
+// responses carry the header fields Beast's set() would, and a keep-alive connection's requests
+// do not see each other's headers, parameters or bodies.
 #include <doctest/doctest.h>
 
 #include <boost/asio/executor_work_guard.hpp>
@@ -19,6 +21,14 @@ boost::asio::awaitable<void> throwing_handler(rg::sim::HttpRequest& request,
   if (request.path == "/api-error") throw rg::sim::errors::bad_request("no such thing here");
   if (request.path == "/retry") throw rg::sim::errors::too_many_requests("slow down", 3);
   if (request.path == "/bug") throw std::logic_error("a handler bug");
+  if (request.path == "/echo") {
+    rg::sim::HttpResponse response;
+    response.headers = {{"X-Test", "first"}, {"Content-Type", "text/plain"}, {"x-test", "second"}};
+    response.body = request.method + " " + std::string(request.header("x-echo")) + " " +
+                    std::string(request.param("q").value_or("-")) + " " + request.body;
+    co_await stream.send(response);
+    co_return;
+  }
   const rg::sim::Headers headers = {{"Content-Type", "application/json"}};
   co_await stream.begin(200, headers);
   throw rg::sim::errors::bad_request("too late for a Status");
@@ -79,4 +89,22 @@ TEST_CASE("an error after the response started ends the connection, not a second
   CHECK_THROWS_AS(rg::sim::test::call(server.port(), "GET", "/late"), boost::system::system_error);
   // The server goes on serving.
   CHECK(rg::sim::test::call(server.port(), "GET", "/api-error").status == 400);
+}
+
+TEST_CASE("keep-alive requests each see only their own headers, and a later header replaces one") {
+  ThrowingServer server;
+  boost::asio::io_context io;
+  rg::sim::test::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), server.port()});
+  auto first = rg::sim::test::exchange(socket, "POST", "/echo?q=1", "one", {{"X-Echo", "hello"}});
+  CHECK(first.status == 200);
+  CHECK(first.body == "POST hello 1 one");
+  CHECK(first.header("server") == "kube-sim");
+  CHECK(first.header("x-test") == "second");
+  CHECK(first.header("content-type") == "text/plain");
+  CHECK(first.header("content-length") == std::to_string(first.body.size()));
+  CHECK(first.header("connection").empty());
+  auto second = rg::sim::test::exchange(socket, "PUT", "/echo", "", {{"Connection", "close"}});
+  CHECK(second.body == "PUT  - ");
+  CHECK(second.header("connection") == "close");
 }
