@@ -148,6 +148,14 @@ class Indexer final : public KnownObjects<T> {
     return out;
   }
 
+  /// Calls `visit(const T&)` on every cached object, under the read lock and without copying
+  /// the list (list() copies a pointer per object). `visit` must not write to this Indexer.
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+    std::shared_lock lock(mutex_);
+    for (const auto& [key, object] : items_) visit(*object);
+  }
+
   std::vector<std::string> list_keys() const override {
     std::shared_lock lock(mutex_);
     std::vector<std::string> out;
