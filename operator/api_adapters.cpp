@@ -6,6 +6,7 @@
 #include "client/model/codec.hpp"
 #include "client/model/lease.hpp"
 #include "client/rest/api_error.hpp"
+#include "client/rest/resource_version.hpp"
 
 namespace rg::op {
 
@@ -14,17 +15,6 @@ namespace json = boost::json;
 namespace {
 // The managedFields manager of the operator's writes.
 constexpr const char* kFieldManager = "replica-guard";
-}  // namespace
-
-namespace {
-// metadata.resourceVersion of a write's answer, or `fallback` when it has none.
-std::string resource_version_of(const json::value& answer, const std::string& fallback) {
-  const auto* metadata = answer.is_object() ? answer.as_object().if_contains("metadata") : nullptr;
-  const auto* rv = metadata != nullptr && metadata->is_object()
-                       ? metadata->as_object().if_contains("resourceVersion")
-                       : nullptr;
-  return rv != nullptr && rv->is_string() ? std::string(rv->as_string()) : fallback;
-}
 }  // namespace
 
 boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
@@ -44,9 +34,9 @@ boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
   const client::ResourceRef deployments = client::resources::deployments().in(namespace_);
   client::PatchOptions options;
   options.field_manager = kFieldManager;
-  const json::value updated =
-      co_await client_.patch(deployments, name, client::PatchType::kMerge, body, options);
-  co_return resource_version_of(updated, resource_version);
+  const std::string updated =
+      co_await client_.patch_text(deployments, name, client::PatchType::kMerge, body, options);
+  co_return client::find_resource_version(updated).value_or(resource_version);
 }
 
 boost::asio::awaitable<std::string> RestDeploymentWriter::scale(const std::string& namespace_,
@@ -59,9 +49,10 @@ boost::asio::awaitable<std::string> RestDeploymentWriter::scale(const std::strin
   const client::ResourceRef scale = client::resources::deployments().in(namespace_).sub("scale");
   client::PatchOptions options;
   options.field_manager = kFieldManager;
-  const json::value updated =
-      co_await client_.patch(scale, name, client::PatchType::kMerge, body, options);
-  co_return resource_version_of(updated, resource_version);  // the Scale's is the Deployment's
+  const std::string updated =
+      co_await client_.patch_text(scale, name, client::PatchType::kMerge, body, options);
+  // The Scale's resourceVersion is the Deployment's.
+  co_return client::find_resource_version(updated).value_or(resource_version);
 }
 
 boost::asio::awaitable<void> RestEventSink::create(const client::Event& event) {

@@ -56,6 +56,12 @@ class CacheView {
     return out;
   }
 
+  /// Calls `visit(const T&)` on every object of every cache, without copying a list.
+  template <class Visit>
+  void for_each(const Visit& visit) const {
+    for (const auto* indexer : indexers_) indexer->for_each(visit);
+  }
+
   std::size_t size() const {
     std::size_t total = 0;
     for (const auto* indexer : indexers_) total += indexer->size();

@@ -78,12 +78,12 @@ asio::awaitable<void> sleep_forever() {
 }  // namespace
 
 struct Manager::Impl {
-  Impl(Options opts, client::RestConfig config)
+  Impl(Options opts, client::RestConfig config, std::shared_ptr<client::TransportTracer> tracer)
       : options(std::move(opts)),
         metrics(registry),
         informer_metrics(registry),
         queue_metrics(std::make_shared<workqueue::MetricsProvider>()),
-        client(std::move(config), client_options()),
+        client(std::move(config), client_options(std::move(tracer))),
         factory(client, factory_options()),
         deployments(informers_for<Deployment>(client::resources::deployments(),
                                               [this](auto& o) {
@@ -119,9 +119,10 @@ struct Manager::Impl {
     for (auto* each : hpas) track(*each);
   }
 
-  client::RestClientOptions client_options() {
+  client::RestClientOptions client_options(std::shared_ptr<client::TransportTracer> tracer) {
     client::RestClientOptions o;
     o.observer = metrics.request_observer();
+    o.transport.tracer = std::move(tracer);
     return o;
   }
 
@@ -523,8 +524,9 @@ struct Manager::Impl {
   std::atomic<std::shared_ptr<const std::string>> permission_check_skipped;
 };
 
-Manager::Manager(Options options, client::RestConfig config)
-    : impl_(std::make_unique<Impl>(std::move(options), std::move(config))) {}
+Manager::Manager(Options options, client::RestConfig config,
+                 std::shared_ptr<client::TransportTracer> tracer)
+    : impl_(std::make_unique<Impl>(std::move(options), std::move(config), std::move(tracer))) {}
 
 Manager::~Manager() = default;
 

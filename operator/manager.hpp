@@ -11,6 +11,7 @@
 #include <string>
 
 #include "client/config/rest_config.hpp"
+#include "client/transport/transport_tracer.hpp"
 #include "operator/options.hpp"
 
 namespace rg::op {
@@ -18,8 +19,10 @@ namespace rg::op {
 class Manager {
  public:
   /// Throws std::invalid_argument for bad flags and client::ConfigError for an unusable
-  /// kubeconfig, each naming what is wrong.
-  Manager(Options options, client::RestConfig config);
+  /// kubeconfig, each naming what is wrong. `tracer` (may be null) sees every request the
+  /// operator writes and every response body piece it reads, as they happen (latency tracing).
+  Manager(Options options, client::RestConfig config,
+          std::shared_ptr<client::TransportTracer> tracer = nullptr);
   ~Manager();
   Manager(const Manager&) = delete;
   Manager& operator=(const Manager&) = delete;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "client/labels/label_selector.hpp"
 #include "client/rest/api_error.hpp"
@@ -257,20 +258,25 @@ ReplicaAssessment Reconciler::assess(const client::Deployment& d,
 
 ClusterFacts Reconciler::cluster_facts(const std::string& key) {
   ClusterFacts facts;
-  const auto nodes = caches_.nodes.list();
+  std::size_t nodes = 0;
   std::size_t unhealthy = 0;
   const auto now = WallClock::now();
-  for (const auto& node : nodes) unhealthy += node_facts(*node, now).ready ? 0 : 1;
+  caches_.nodes.for_each([&](const client::Node& node) {
+    ++nodes;
+    unhealthy += node_facts(node, now).ready ? 0 : 1;
+  });
   facts.surge_suppressed =
-      !nodes.empty() && static_cast<double>(unhealthy) >
-                            config_.max_unhealthy_node_fraction * static_cast<double>(nodes.size());
+      nodes != 0 && static_cast<double>(unhealthy) >
+                        config_.max_unhealthy_node_fraction * static_cast<double>(nodes);
   if (config_.policy.max_total_surge) {
-    for (const auto& other : caches_.deployments.list()) {
-      if (!opted_in(*other) || informer::meta_namespace_key(*other) == key) continue;
-      const auto desired = annotation(other->metadata, kDesiredAnnotation);
+    const auto [ns, name] = informer::split_meta_namespace_key(key);
+    caches_.deployments.for_each([&](const client::Deployment& other) {
+      if (!opted_in(other) || (other.metadata.name == name && other.metadata.namespace_ == ns))
+        return;
+      const auto desired = annotation(other.metadata, kDesiredAnnotation);
       const auto parsed = desired ? parse_replicas(*desired) : std::nullopt;
-      if (parsed) facts.surge_elsewhere += std::max(0, other->spec.desired_replicas() - *parsed);
-    }
+      if (parsed) facts.surge_elsewhere += std::max(0, other.spec.desired_replicas() - *parsed);
+    });
   }
   return facts;
 }
@@ -297,9 +303,10 @@ std::vector<std::string> Reconciler::deployments_for_pod(const client::Pod& pod)
 
 std::vector<std::string> Reconciler::deployments_for_node(const std::string& node_name) const {
   std::vector<std::string> keys;
+  std::unordered_set<std::string> seen;  // a node holds many pods of one Deployment
   for (const auto& pod : caches_.pods.by_index(kPodsByNodeIndex, node_name)) {
     for (auto& key : deployments_for_pod(*pod)) {
-      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(std::move(key));
+      if (seen.insert(key).second) keys.push_back(std::move(key));
     }
   }
   return keys;

@@ -17,6 +17,11 @@
 // failure it waits for the operator's Events about it (written in the background, after the
 // scales) so that failures do not overlap.
 //
+// The measure is taken inside that one, on the operator's wire (a TransportTracer on its
+// client, see WireTrace): from its Node watch reading the failed node's event to each
+// Deployment's scale PATCH written to the socket. The store-to-store figure adds kube-sim's watch
+// fan-out before it and the last PATCH's handling after it.
+//
 // Then, with the operator stopped, the same two PATCHes per Deployment for the same bursts
 // without the operator (see writes_alone): the floor that kube-sim and the client put under the
 // operator's figures.
@@ -45,6 +50,8 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -52,6 +59,7 @@
 #include "client/config/resolve.hpp"
 #include "client/model/time.hpp"
 #include "client/rest/rest_client.hpp"
+#include "client/transport/transport_tracer.hpp"
 #include "operator/api_adapters.hpp"
 #include "operator/manager.hpp"
 #include "sim/cluster/seed.hpp"
@@ -93,6 +101,61 @@ std::pair<double, double> cpu_ms_split(const std::map<long, std::uint64_t>& befo
   }
   return {mine, others};
 }
+
+// What the operator's transport saw after a failure (hooks on the operator's thread): when its
+// Node watch read the failed node's event, and when each Deployment's scale PATCH was written.
+class WireTrace final : public rg::client::TransportTracer {
+ public:
+  /// Starts watching for `node`'s event; forgets the last failure's.
+  void arm(const std::string& node) {
+    std::lock_guard lock(mutex_);
+    node_needle_ = "\"name\":\"" + node + "\"";
+    event_read_.reset();
+    scale_written_.clear();
+  }
+
+  /// When the node's event was read, and each Deployment's first scale PATCH written since (a
+  /// later one is a retry, e.g. after a conflict).
+  std::pair<std::optional<Clock::time_point>, std::map<std::string, Clock::time_point>> take() {
+    std::lock_guard lock(mutex_);
+    node_needle_.clear();
+    return {event_read_, std::exchange(scale_written_, {})};
+  }
+
+  /// Scale PATCHes written since the start, retries included.
+  std::size_t scale_patches() {
+    std::lock_guard lock(mutex_);
+    return scale_patches_;
+  }
+
+  void on_request_written(std::string_view method, std::string_view target) override {
+    // PATCH .../deployments/NAME/scale?...
+    const auto end = target.find("/scale");
+    if (method != "PATCH" || end == std::string_view::npos) return;
+    const auto start = target.rfind('/', end - 1) + 1;
+    const auto now = Clock::now();
+    std::lock_guard lock(mutex_);
+    ++scale_patches_;
+    if (!node_needle_.empty())
+      scale_written_.try_emplace(std::string(target.substr(start, end - start)), now);
+  }
+
+  void on_body_read(std::string_view target, std::string_view piece) override {
+    if (!target.starts_with("/api/v1/nodes?") || target.find("watch=") == std::string_view::npos)
+      return;
+    const auto now = Clock::now();
+    std::lock_guard lock(mutex_);
+    if (!node_needle_.empty() && !event_read_ && piece.find(node_needle_) != std::string_view::npos)
+      event_read_ = now;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::string node_needle_;  ///< "name":"NODE" while armed, else empty
+  std::optional<Clock::time_point> event_read_;
+  std::map<std::string, Clock::time_point> scale_written_;
+  std::size_t scale_patches_ = 0;
+};
 
 std::int64_t spec_replicas(const rg::sim::ObjectPtr& object) {
   const auto parsed = object->parse();
@@ -238,7 +301,8 @@ int main(int argc, char** argv) {
   resolve.kubeconfig = kubeconfig;
   const std::size_t rss_before = rg::bench::resident_bytes();
   asio::io_context operator_io;
-  rg::op::Manager manager(options, rg::client::resolve_config(resolve));
+  const auto trace = std::make_shared<WireTrace>();
+  rg::op::Manager manager(options, rg::client::resolve_config(resolve), trace);
   asio::cancellation_signal stop;
   asio::co_spawn(operator_io, manager.run(),
                  asio::bind_cancellation_slot(stop.slot(), asio::detached));
@@ -254,6 +318,8 @@ int main(int argc, char** argv) {
   std::vector<double> latencies_ms;              // failure -> each Deployment's scale
   std::vector<double> first_write_ms;  // failure -> the first write of any affected Deployment
   std::vector<double> writes_ms;       // each Deployment's first write -> its scale
+  std::vector<double> wire_ms;    // the operator read the node's event -> each scale PATCH written
+  std::vector<double> arrive_ms;  // failure in the store -> the operator read its event
   double operator_cpu_ms = 0, sim_cpu_ms = 0;  // during the bursts (failure -> last scale)
   const auto ms = [](Clock::duration d) {
     return std::chrono::duration<double, std::milli>(d).count();
@@ -301,6 +367,7 @@ int main(int argc, char** argv) {
       bursts.emplace_back(waiting.begin(), waiting.end());
       const std::size_t affected = waiting.size();
       std::map<std::string, Clock::time_point> first_write;
+      trace->arm(node);
       const auto cpu_before = thread_cpu_ns();
       const auto t0 = Clock::now();
       store.update(node_type, "", node, fail_node);
@@ -330,6 +397,15 @@ int main(int argc, char** argv) {
           if (event.object->body.find("ScaledUpForStrandedPods") != std::string::npos) ++written;
         }
       }
+      const auto [event_read, scale_written] = trace->take();
+      if (!event_read) throw std::runtime_error("the operator's Node watch never read " + node);
+      arrive_ms.push_back(ms(*event_read - t0));
+      for (const auto& name : bursts.back()) {
+        const auto written = scale_written.find(name);
+        if (written == scale_written.end())
+          throw std::runtime_error("no scale PATCH of " + name + " was written");
+        wire_ms.push_back(ms(written->second - *event_read));
+      }
       Clock::time_point earliest = Clock::time_point::max();
       for (const auto& [name, at] : first_write) earliest = std::min(earliest, at);
       first_write_ms.push_back(ms(earliest - t0));
@@ -354,16 +430,24 @@ int main(int argc, char** argv) {
   auto alone = writes_alone(server, bursts, options.workers);
   auto& floor_ms = alone.latencies_ms;
 
-  for (auto* values : {&latencies_ms, &first_write_ms, &writes_ms, &floor_ms})
+  for (auto* values : {&latencies_ms, &first_write_ms, &writes_ms, &floor_ms, &wire_ms, &arrive_ms})
     std::sort(values->begin(), values->end());
   const auto at = [](const std::vector<double>& values, double q) {
     return values[std::min(values.size() - 1, static_cast<std::size_t>(q * double(values.size())))];
   };
   std::printf(
-      "node failure -> scale PATCH over %zu Deployments (%d workers): p50 %.2f ms, p99 %.2f ms, "
-      "max %.2f ms\n",
-      latencies_ms.size(), options.workers, at(latencies_ms, 0.50), at(latencies_ms, 0.99),
-      latencies_ms.back());
+      "node NotReady event read by the operator -> scale PATCH written, over %zu Deployments (%d "
+      "workers): p50 %.2f ms, p99 %.2f ms, max %.2f ms\n",
+      wire_ms.size(), options.workers, at(wire_ms, 0.50), at(wire_ms, 0.99), wire_ms.back());
+  std::printf(
+      "node failure in the store -> scale-up in the store: p50 %.2f ms, p99 %.2f ms, max %.2f "
+      "ms\n",
+      at(latencies_ms, 0.50), at(latencies_ms, 0.99), latencies_ms.back());
+  std::printf(
+      "  node failure in the store -> its event read by the operator: p50 %.2f ms, max %.2f ms\n",
+      at(arrive_ms, 0.50), arrive_ms.back());
+  std::printf("  scale PATCHes the operator wrote: %zu, for %zu scale-ups\n",
+              trace->scale_patches(), wire_ms.size());
   std::printf(
       "  node failure -> first write: p50 %.2f ms, max %.2f ms; a Deployment's first write -> "
       "its scale: p50 %.2f ms, p99 %.2f ms\n",
