@@ -269,9 +269,10 @@ ClusterFacts Reconciler::cluster_facts(const std::string& key) {
       nodes != 0 && static_cast<double>(unhealthy) >
                         config_.max_unhealthy_node_fraction * static_cast<double>(nodes);
   if (config_.policy.max_total_surge) {
-    const auto [ns, name] = informer::split_meta_namespace_key(key);
+    const informer::ObjectName own = informer::split_meta_namespace_key(key);
     caches_.deployments.for_each([&](const client::Deployment& other) {
-      if (!opted_in(other) || (other.metadata.name == name && other.metadata.namespace_ == ns))
+      if (!opted_in(other) ||
+          (other.metadata.name == own.name && other.metadata.namespace_ == own.namespace_))
         return;
       const auto desired = annotation(other.metadata, kDesiredAnnotation);
       const auto parsed = desired ? parse_replicas(*desired) : std::nullopt;
