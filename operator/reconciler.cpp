@@ -68,13 +68,15 @@ Reconciler::Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& e
       events_(events),
       metrics_(metrics),
       config_(config),
-      may_write_(std::move(may_write)) {}
+      may_write_(std::move(may_write)),
+      expectations_(config_.write_echo_timeout) {}
 
 boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile(std::string key) {
   const auto started = Steady::now();
   const auto deployment = caches_.deployments.get_by_key(key);
   const auto [ns, name] = informer::split_meta_namespace_key(key);
   if (!deployment) {
+    expectations_.forget(key);
     std::lock_guard lock(memory_mutex_);
     memory_.erase(key);
     if (metrics_) metrics_->forget_deployment(ns, name);
@@ -112,6 +114,12 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile(std::string key) 
 boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
     const client::Deployment& d) {
   const std::string key = informer::meta_namespace_key(d);
+  if (const auto wait = expectations_.pending(key, d.metadata.resource_version, Steady::now())) {
+    // The cache is older than the operator's own last write: its echo re-queues the key.
+    log(spdlog::level::debug, "waiting for the cache to show the last write",
+        {{"namespace", d.metadata.namespace_}, {"deployment", d.metadata.name}});
+    co_return ReconcileOutcome{ReconcileOutcome::Next::kAfter, *wait};
+  }
   std::chrono::milliseconds grace = config_.node_grace_period;
   if (auto text = annotation(d.metadata, kNodeGraceAnnotation)) {
     try {
@@ -147,13 +155,14 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
     }
     metrics_->surge_suppressed(cluster.surge_suppressed);
   }
-  co_await carry_out(d, plan);
+  co_await carry_out(key, d, plan);
   ReconcileOutcome outcome;
   if (plan.requeue_after) outcome = {ReconcileOutcome::Next::kAfter, *plan.requeue_after};
   co_return outcome;
 }
 
-boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
+boost::asio::awaitable<void> Reconciler::carry_out(const std::string& key,
+                                                   const client::Deployment& d,
                                                    const ScalePlan& plan) {
   const std::string& ns = d.metadata.namespace_;
   const std::string& name = d.metadata.name;
@@ -165,18 +174,25 @@ boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
       co_return;
     }
     std::string resource_version = d.metadata.resource_version;
+    const auto wrote = [&](std::string written) {
+      // A write that changed nothing keeps its resourceVersion and has no echo to wait for.
+      if (written != resource_version) expectations_.wrote(key, resource_version, Steady::now());
+      resource_version = std::move(written);
+    };
     // Recording annotations go first, so a failed scale is retried with them in place. Removing
     // them (opting out) goes last: once they are gone the Deployment is no longer the operator's,
     // so a failed restore would never be retried.
     const bool removes = std::any_of(plan.annotations.begin(), plan.annotations.end(),
                                      [](const auto& a) { return !a.second.has_value(); });
     if (!plan.annotations.empty() && !removes && !annotations_in_place(d.metadata, plan)) {
-      resource_version =
+      std::string written =
           co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
+      wrote(std::move(written));
     }
     if (plan.scale_to) {
       try {
-        resource_version = co_await writer_.scale(ns, name, resource_version, *plan.scale_to);
+        std::string written = co_await writer_.scale(ns, name, resource_version, *plan.scale_to);
+        wrote(std::move(written));
       } catch (const client::ApiError& e) {
         if (metrics_) {
           metrics_->scale_patch(plan.direction, client::is_conflict(e) ? PatchResult::kConflict
@@ -186,7 +202,11 @@ boost::asio::awaitable<void> Reconciler::carry_out(const client::Deployment& d,
       }
       if (metrics_) metrics_->scale_patch(plan.direction, PatchResult::kSuccess);
     }
-    if (removes) co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
+    if (removes) {
+      std::string written =
+          co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
+      wrote(std::move(written));
+    }
   } else if (plan.scale_to && metrics_) {
     metrics_->scale_patch(plan.direction, PatchResult::kDryRun);
   }

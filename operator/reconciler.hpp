@@ -23,6 +23,7 @@
 #include "operator/event_recorder.hpp"
 #include "operator/operator_metrics.hpp"
 #include "operator/scale_plan.hpp"
+#include "operator/write_expectations.hpp"
 
 namespace rg::op {
 
@@ -77,6 +78,8 @@ struct ReconcilerConfig {
   std::chrono::milliseconds node_grace_period{std::chrono::seconds(30)};
   double max_unhealthy_node_fraction = 0.55;
   bool dry_run = false;
+  /// How long a reconcile waits for the cache to show the operator's own last write.
+  std::chrono::milliseconds write_echo_timeout{std::chrono::seconds(15)};
 };
 
 /// What the worker does with the key afterwards.
@@ -102,7 +105,8 @@ class Reconciler {
 
  private:
   boost::asio::awaitable<ReconcileOutcome> reconcile_existing(const client::Deployment& deployment);
-  boost::asio::awaitable<void> carry_out(const client::Deployment& deployment,
+  boost::asio::awaitable<void> carry_out(const std::string& key,
+                                         const client::Deployment& deployment,
                                          const ScalePlan& plan);
   ClusterFacts cluster_facts(const std::string& key);
   ReplicaAssessment assess(const client::Deployment& deployment,
@@ -116,6 +120,7 @@ class Reconciler {
   std::function<bool()> may_write_;
   std::mutex memory_mutex_;
   std::map<std::string, PlanMemory, std::less<>> memory_;
+  WriteExpectations expectations_;
 };
 
 }  // namespace rg::op

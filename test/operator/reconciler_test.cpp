@@ -72,12 +72,13 @@ struct FakeRecorder final : op::EventRecorder {
 };
 
 std::shared_ptr<const client::Deployment> deployment(std::int32_t replicas,
-                                                     client::Labels annotations) {
+                                                     client::Labels annotations,
+                                                     std::string_view resource_version = "10") {
   auto d = std::make_shared<client::Deployment>();
   d->metadata.namespace_ = "shop";
   d->metadata.name = "web";
   d->metadata.uid = "uid-web";
-  d->metadata.resource_version = "10";
+  d->metadata.resource_version = resource_version;
   d->metadata.annotations = std::move(annotations);
   d->spec.replicas = replicas;
   d->spec.selector.match_labels = {{"app", "web"}};
@@ -120,12 +121,20 @@ struct World {
   op::EventRecorder& events = sink;
   bool leader = true;
 
+  std::unique_ptr<op::Reconciler> reconciler(op::ReconcilerConfig config = {}) {
+    return std::make_unique<op::Reconciler>(
+        op::Caches{deployments, pods, nodes,
+                   [this](const std::string& ns, const std::string& name) {
+                     return op::hpa_targeting(hpas, ns + "/" + name);
+                   }},
+        writer, events, nullptr, config, [this] { return leader; });
+  }
+
   op::ReconcileOutcome reconcile(op::ReconcilerConfig config = {}) {
-    op::Reconciler reconciler(op::Caches{deployments, pods, nodes,
-                                         [this](const std::string& ns, const std::string& name) {
-                                           return op::hpa_targeting(hpas, ns + "/" + name);
-                                         }},
-                              writer, events, nullptr, config, [this] { return leader; });
+    return reconcile_with(*reconciler(config));
+  }
+
+  static op::ReconcileOutcome reconcile_with(op::Reconciler& reconciler) {
     asio::io_context io;
     op::ReconcileOutcome outcome;
     asio::co_spawn(io, reconciler.reconcile("shop/web"),
@@ -396,4 +405,60 @@ TEST_CASE("a scale whose record is already written goes straight to the scale") 
   CHECK(w.writer.writes[0].what == "scale");
   CHECK(w.writer.writes[0].replicas == 4);
   CHECK(w.writer.writes[0].resource_version == "10");
+}
+
+TEST_CASE("a cache still showing what the operator's own writes replaced is waited out") {
+  // The record's echo re-queues the Deployment while its scale is written; reconciled from a
+  // cache that shows neither (or only the record), it would scale again with a stale
+  // resourceVersion and get a 409. It waits for the echo instead, which re-queues the key.
+  World w;
+  w.cluster_with_failed_node();
+  w.deployments.add(deployment(3, kManaged));  // resourceVersion "10"
+  const auto reconciler = w.reconciler();
+  World::reconcile_with(*reconciler);
+  REQUIRE(w.writer.writes.size() == 2);  // record at "10", then scale at "10+1"
+
+  SUBCASE("the cache before both writes, then after the record only: no write, a bounded wait") {
+    auto outcome = World::reconcile_with(*reconciler);
+    CHECK(w.writer.writes.size() == 2);
+    CHECK(outcome.next == op::ReconcileOutcome::Next::kAfter);
+    CHECK(outcome.after > 0ms);
+    CHECK(outcome.after <= op::ReconcilerConfig{}.write_echo_timeout);
+
+    client::Labels recorded = kManaged;
+    recorded[std::string(op::kAppliedAnnotation)] = "4";
+    recorded[std::string(op::kReplacedAnnotation)] = "3";
+    w.deployments.update(deployment(3, recorded, "10+1"));
+    outcome = World::reconcile_with(*reconciler);
+    CHECK(w.writer.writes.size() == 2);
+    CHECK(outcome.next == op::ReconcileOutcome::Next::kAfter);
+  }
+  SUBCASE("the scale's echo ends the wait: the record is cleared at its resourceVersion") {
+    client::Labels scaled = kManaged;
+    scaled[std::string(op::kAppliedAnnotation)] = "4";
+    scaled[std::string(op::kReplacedAnnotation)] = "3";
+    w.deployments.update(deployment(4, scaled, "10+1+1"));
+    World::reconcile_with(*reconciler);
+    REQUIRE(w.writer.writes.size() == 3);
+    CHECK(w.writer.writes[2].what == "annotate");
+    CHECK(w.writer.writes[2].resource_version == "10+1+1");
+  }
+  SUBCASE("someone else's write (a resourceVersion the operator never replaced) ends it too") {
+    w.deployments.update(deployment(3, kManaged, "42"));
+    World::reconcile_with(*reconciler);
+    CHECK(w.writer.writes.size() > 2);
+  }
+}
+
+TEST_CASE("the wait for an echo that never comes ends at the timeout") {
+  World w;
+  w.cluster_with_failed_node();
+  w.deployments.add(deployment(3, kManaged));
+  op::ReconcilerConfig config;
+  config.write_echo_timeout = 0ms;
+  const auto reconciler = w.reconciler(config);
+  World::reconcile_with(*reconciler);
+  REQUIRE(w.writer.writes.size() == 2);
+  World::reconcile_with(*reconciler);  // the same stale cache: planned and written again
+  CHECK(w.writer.writes.size() == 4);
 }
