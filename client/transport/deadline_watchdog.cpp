@@ -9,7 +9,14 @@ DeadlineWatchdog::DeadlineWatchdog(boost::asio::ip::tcp::socket& socket)
 
 void DeadlineWatchdog::set_deadline(Deadline deadline) {
   deadline_ = deadline;
-  if (deadline == kNoDeadline || expired_ || socket_ == nullptr) return;
+  if (deadline == kNoDeadline) {
+    // Idle in the pool, or a watch: a timer left waiting would hold its io_context's run() (a
+    // process's shutdown) for up to the last request's timeout.
+    if (armed_) timer_.cancel();
+    armed_ = false;
+    return;
+  }
+  if (expired_ || socket_ == nullptr) return;
   if (!armed_ || deadline < timer_.expiry()) arm();
 }
 

@@ -3,9 +3,10 @@
 // instead of one per operation. (Beast's stream timeout starts and cancels a timer around every
 // read and write: timer-queue work and timerfd_settime system calls on every request.) When the
 // deadline passes it closes the socket, which ends the operation in progress, and the connection
-// counts as timed out from then on. Moving the deadline later, or clearing it, only stores it:
-// when the timer fires early it re-arms itself for the stored deadline, so a pooled connection
-// whose requests each get "now + 30 s" arms its timer about once per 30 s, not once per request.
+// counts as timed out from then on. Moving the deadline later only stores it: when the timer
+// fires early it re-arms itself for the stored deadline, so a connection whose operations each
+// get "now + 30 s" arms its timer once per request, not once per read and write. Clearing the
+// deadline (idle in the pool, a watch) disarms the timer, so no wait outlives the work.
 // Internal to the transport; used on the connection's executor (like the connection itself).
 #pragma once
 
@@ -23,8 +24,8 @@ class DeadlineWatchdog : public std::enable_shared_from_this<DeadlineWatchdog> {
   /// Watches `socket`, on its executor; stop() before the socket goes.
   explicit DeadlineWatchdog(boost::asio::ip::tcp::socket& socket);
 
-  /// kNoDeadline: none. A later deadline, or none, costs nothing; an earlier one re-arms the
-  /// timer.
+  /// kNoDeadline: none (disarms the timer). A later deadline costs nothing; an earlier one
+  /// re-arms the timer.
   void set_deadline(Deadline deadline);
 
   /// True once a deadline has passed: the socket is closed.

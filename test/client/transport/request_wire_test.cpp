@@ -2,11 +2,13 @@
 // it builds (refusing what would not be one line of HTTP), the TransportTracer's view of the
 // wire, and the connection's one deadline timer across requests.
 #include <doctest/doctest.h>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "client/transport/transport.hpp"
@@ -126,7 +128,7 @@ TEST_CASE("request wire: one deadline timer per connection, moved earlier or lat
   run(io, idle());
   CHECK(run(io, transport.round_trip(fast, in_ms(60'000), true)).status == 200);
   CHECK(server.connections_accepted() == 1);
-  // The timer armed for a minute is re-armed for an earlier deadline.
+  // A request's deadline earlier than the last one's is kept.
   try {
     run(io, transport.round_trip(silent, in_ms(100), true));
     FAIL("a silent server answered");
@@ -135,4 +137,33 @@ TEST_CASE("request wire: one deadline timer per connection, moved earlier or lat
   }
   CHECK(server.connections_accepted() == 1);
   CHECK(transport.stats().open == 0);
+}
+
+TEST_CASE("request wire: a connection idle in the pool leaves no timer waiting") {
+  // The server runs on its own thread, so the client's io_context has nothing but the request.
+  asio::io_context server_io;
+  TestServer server(server_io, [](ServerSession& session, ServerRequest) -> asio::awaitable<void> {
+    co_await session.respond(200, "ok");
+  });
+  auto serving = asio::make_work_guard(server_io);
+  std::thread server_thread([&] { server_io.run(); });
+
+  asio::io_context io;
+  Transport transport(config_for(server));
+  int status = 0;
+  auto request = [&]() -> asio::awaitable<void> {
+    const HttpRequest get{"GET", "/", {}, {}};
+    status = (co_await transport.round_trip(get, in_ms(3'600'000), true)).status;
+  };
+  // run() returns once the request is done: a timer left waiting for the hour-long deadline
+  // would hold it (and a process's shutdown) until the suite's timeout fails the test.
+  rg::test::run(io, request());
+  io.restart();
+  io.run();
+  CHECK(status == 200);
+  CHECK(transport.stats().idle == 1);
+
+  serving.reset();
+  server_io.stop();
+  server_thread.join();
 }
