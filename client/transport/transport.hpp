@@ -23,7 +23,7 @@ struct TransportOptions {
   /// Idle connections older than this are closed instead of reused (Go's IdleConnTimeout).
   std::chrono::seconds idle_timeout{90};
   /// Sees each request written and each piece of a response body read; may be null.
-  std::shared_ptr<TransportTracer> tracer;
+  std::shared_ptr<TransportTracer> tracer = nullptr;
 };
 
 /// How a response is carried.
