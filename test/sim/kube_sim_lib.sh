@@ -1,5 +1,7 @@
+# shellcheck shell=bash disable=SC2154  # sim and here are set by the sourcing script
 # Sourced by the kube-sim shell tests (with `sim` set to the kube-sim binary): a work directory
-# removed on exit with every kube-sim started, start_sim, and the fail/expect checks.
+# removed on exit with every kube-sim started, start_sim, find_kubectl and k, and the fail/expect
+# checks.
 work=$(mktemp -d)
 sim_pids=()
 cleanup() {
@@ -19,4 +21,12 @@ start_sim() {  # start_sim <name> [flags...]: writes $work/<name>.kubeconfig and
   sim_pids+=($!)
   for _ in $(seq 100); do grep -q "serving on" "$work/$name.log" 2>/dev/null && break; sleep 0.1; done
   grep -q "serving on" "$work/$name.log" || { echo "kube-sim did not start:"; cat "$work/$name.log"; exit 1; }
+}
+find_kubectl() {  # sets $kubectl: the project's (.tools/bin, 1.35), else the system's; else skip
+  kubectl=$here/../../.tools/bin/kubectl
+  [[ -x $kubectl ]] || kubectl=$(command -v kubectl || true)
+  if [[ -z $kubectl ]]; then echo "SKIP: no kubectl found"; exit 77; fi
+}
+k() {  # kubectl against the kube-sim that `start_sim sim` started
+  "$kubectl" --kubeconfig "$work/sim.kubeconfig" --cache-dir "$work/cache" "$@"
 }

@@ -4,14 +4,9 @@
 set -euo pipefail
 sim=$1
 here=$(cd "$(dirname "$0")" && pwd)
-kubectl=$here/../../.tools/bin/kubectl
-[[ -x $kubectl ]] || kubectl=$(command -v kubectl || true)
-if [[ -z $kubectl ]]; then echo "SKIP: no kubectl found"; exit 77; fi
-
 source "$here/kube_sim_lib.sh"
+find_kubectl
 start_sim sim
-
-k() { "$kubectl" --kubeconfig "$work/sim.kubeconfig" --cache-dir "$work/cache" "$@"; }
 echo "using $("$kubectl" version --client 2>/dev/null | head -1)"
 
 cat >"$work/web.yaml" <<'YAML'
