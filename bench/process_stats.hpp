@@ -26,6 +26,13 @@ inline double process_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
+/// CPU seconds (user + system) of the calling thread so far.
+inline double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
 /// Resident set size now, in bytes.
 inline std::size_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");

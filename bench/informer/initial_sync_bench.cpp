@@ -40,6 +40,7 @@ using rg::bench::heap_in_use;
 using rg::bench::process_cpu_seconds;
 using rg::bench::resident_bytes;
 using rg::bench::seconds_since;
+using rg::bench::thread_cpu_seconds;
 using rg::client::Pod;
 
 namespace {
@@ -54,13 +55,6 @@ std::string what(const std::exception_ptr& error) {
 }
 
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
-
-// CPU seconds of the calling thread: the informer's share (kube-sim runs on its own thread).
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
 
 // Runs `io` until `done()`, sampling the RSS peak every millisecond.
 template <class Done>

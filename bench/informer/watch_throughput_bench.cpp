@@ -26,8 +26,6 @@
 #include <boost/json/parse.hpp>
 #include <boost/json/serialize.hpp>
 
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -49,6 +47,7 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 using rg::bench::Clock;
 using rg::bench::seconds_since;
+using rg::bench::thread_cpu_seconds;
 using rg::client::Pod;
 
 namespace {
@@ -158,12 +157,6 @@ struct Sample {
   double wall = 0;
   double cpu = 0;
 };
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
 
 class Stopwatch {
  public:

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "bench/process_stats.hpp"
+#include "bench/run_until.hpp"
 #include "bench/seed_pods.hpp"
 #include "client/rest/rest_client.hpp"
 #include "sim/server.hpp"
@@ -34,20 +35,10 @@ namespace asio = boost::asio;
 using rg::bench::Clock;
 using rg::bench::heap_in_use;
 using rg::bench::resident_bytes;
+using rg::bench::run_until;
 using rg::bench::seconds_since;
 
 namespace {
-
-// Runs `io` until `done()`, rethrowing the first failure a coroutine reported.
-template <class Done>
-void run_until(asio::io_context& io, const std::exception_ptr& failure, Done done) {
-  while (!done()) {
-    if (failure) std::rethrow_exception(failure);
-    io.restart();
-    io.run_for(std::chrono::milliseconds(1));
-  }
-  if (failure) std::rethrow_exception(failure);
-}
 
 // The list's metadata.continue, from the head of the document (the list header comes first).
 std::string continue_of(std::string_view head) {

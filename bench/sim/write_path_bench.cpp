@@ -12,8 +12,6 @@
 //                             [pods-per-deployment=10]
 // (each round PATCHes every Deployment twice).
 
-#include <time.h>
-
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
@@ -26,6 +24,7 @@
 #include <vector>
 
 #include "bench/process_stats.hpp"
+#include "bench/run_until.hpp"
 #include "client/rest/rest_client.hpp"
 #include "sim/cluster/seed.hpp"
 #include "sim/server.hpp"
@@ -34,26 +33,11 @@ namespace asio = boost::asio;
 namespace json = boost::json;
 using rg::bench::Clock;
 using rg::bench::process_cpu_seconds;
+using rg::bench::run_until;
 using rg::bench::seconds_since;
+using rg::bench::thread_cpu_seconds;
 
 namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
-}
-
-// Runs `io` until `done()`, rethrowing the first failure a coroutine reported.
-template <class Done>
-void run_until(asio::io_context& io, const std::exception_ptr& failure, Done done) {
-  while (!done()) {
-    if (failure) std::rethrow_exception(failure);
-    io.restart();
-    io.run_for(std::chrono::milliseconds(1));
-  }
-  if (failure) std::rethrow_exception(failure);
-}
 
 struct Watching {
   std::size_t bytes = 0;
