@@ -19,6 +19,7 @@
 
 namespace asio = boost::asio;
 using namespace rg::client;
+using rg::test::config_for;
 using rg::test::run;
 using rg::test::run_until;
 using rg::test::ServerRequest;
@@ -28,12 +29,6 @@ using rg::test::TestServer;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-RestConfig config_for(const TestServer& server) {
-  RestConfig config;
-  config.host = server.url();
-  return config;
-}
 
 const HttpRequest kWatch{"GET", "/watch", {}, {}};
 

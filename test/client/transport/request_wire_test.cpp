@@ -17,18 +17,13 @@
 
 namespace asio = boost::asio;
 using namespace rg::client;
+using rg::test::config_for;
 using rg::test::run;
 using rg::test::ServerRequest;
 using rg::test::ServerSession;
 using rg::test::TestServer;
 
 namespace {
-
-RestConfig config_for(const TestServer& server) {
-  RestConfig config;
-  config.host = server.url();
-  return config;
-}
 
 Deadline in_ms(int ms) { return std::chrono::steady_clock::now() + std::chrono::milliseconds(ms); }
 

@@ -101,6 +101,12 @@ std::string TestServer::url() const {
          "://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port());
 }
 
+client::RestConfig config_for(const TestServer& server) {
+  client::RestConfig config;
+  config.host = server.url();
+  return config;
+}
+
 asio::awaitable<void> TestServer::accept_loop() {
   const auto stopped = stopped_;
   for (;;) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "client/config/rest_config.hpp"
 #include "client/transport/connection.hpp"
 #include "client/transport/http_message.hpp"
 
@@ -116,6 +117,9 @@ void run(boost::asio::io_context& io, boost::asio::awaitable<void> task);
 
 /// A server TLS context for `cert_pem`/`key_pem`; with `client_ca_pem` it requires client
 /// certificates signed by that CA (mutual TLS).
+/// A RestConfig for `server` (its URL, no credentials).
+client::RestConfig config_for(const TestServer& server);
+
 std::shared_ptr<boost::asio::ssl::context> server_tls(const std::string& cert_pem,
                                                       const std::string& key_pem,
                                                       const std::string& client_ca_pem = {});

@@ -18,6 +18,7 @@
 
 namespace asio = boost::asio;
 using namespace rg::client;
+using rg::test::config_for;
 using rg::test::run;
 using rg::test::run_until;
 using rg::test::ServerRequest;
@@ -25,12 +26,6 @@ using rg::test::ServerSession;
 using rg::test::TestServer;
 
 namespace {
-
-RestConfig config_for(const TestServer& server) {
-  RestConfig config;
-  config.host = server.url();
-  return config;
-}
 
 Deadline in_seconds(int seconds) {
   return std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
