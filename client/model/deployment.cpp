@@ -59,7 +59,7 @@ const StructDesc& schema_of(Tag<DeploymentStatus>) {
 
 const StructDesc& schema_of(Tag<Deployment>) {
   static constexpr FieldDesc fields[] = {
-      field<&Deployment::metadata>("metadata", true),
+      field<&Deployment::metadata, &object_meta_with_managed_fields>("metadata", true),
       field<&Deployment::spec>("spec"),
       field<&Deployment::status>("status"),
   };

@@ -1,5 +1,6 @@
 // Deployment (apps/v1): the typed projection of what an operator reads from a Deployment: desired
-// replicas, selector, pause, and the status counts and conditions the controller publishes.
+// replicas (and which managers own them), selector, pause, and the status counts and conditions
+// the controller publishes.
 #pragma once
 
 #include <cstdint>

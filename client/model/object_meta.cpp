@@ -1,6 +1,10 @@
 // Schemas of ObjectMeta and OwnerReference (metav1), shared by every typed projection.
 #include "client/model/object_meta.hpp"
 
+#include <algorithm>
+#include <array>
+#include <iterator>
+
 #include "client/model/schema.hpp"
 
 namespace rg::client::detail {
@@ -18,22 +22,42 @@ const StructDesc& schema_of(Tag<OwnerReference>) {
   return desc;
 }
 
+namespace {
+
+constexpr FieldDesc kObjectMetaFields[] = {
+    field<&ObjectMeta::name>("name"),
+    field<&ObjectMeta::generate_name>("generateName"),
+    field<&ObjectMeta::namespace_>("namespace"),
+    field<&ObjectMeta::uid>("uid"),
+    field<&ObjectMeta::resource_version>("resourceVersion"),
+    field<&ObjectMeta::generation>("generation"),
+    field<&ObjectMeta::creation_timestamp>("creationTimestamp"),
+    field<&ObjectMeta::deletion_timestamp>("deletionTimestamp"),
+    field<&ObjectMeta::deletion_grace_period_seconds>("deletionGracePeriodSeconds"),
+    field<&ObjectMeta::labels>("labels"),
+    field<&ObjectMeta::annotations>("annotations"),
+    field<&ObjectMeta::owner_references>("ownerReferences"),
+    field<&ObjectMeta::finalizers>("finalizers"),
+};
+
+template <std::size_t N>
+constexpr std::array<FieldDesc, N + 1> with_field(const FieldDesc (&fields)[N], FieldDesc extra) {
+  std::array<FieldDesc, N + 1> all{};
+  std::copy(std::begin(fields), std::end(fields), all.begin());
+  all[N] = extra;
+  return all;
+}
+
+}  // namespace
+
 const StructDesc& schema_of(Tag<ObjectMeta>) {
-  static constexpr FieldDesc fields[] = {
-      field<&ObjectMeta::name>("name"),
-      field<&ObjectMeta::generate_name>("generateName"),
-      field<&ObjectMeta::namespace_>("namespace"),
-      field<&ObjectMeta::uid>("uid"),
-      field<&ObjectMeta::resource_version>("resourceVersion"),
-      field<&ObjectMeta::generation>("generation"),
-      field<&ObjectMeta::creation_timestamp>("creationTimestamp"),
-      field<&ObjectMeta::deletion_timestamp>("deletionTimestamp"),
-      field<&ObjectMeta::deletion_grace_period_seconds>("deletionGracePeriodSeconds"),
-      field<&ObjectMeta::labels>("labels"),
-      field<&ObjectMeta::annotations>("annotations"),
-      field<&ObjectMeta::owner_references>("ownerReferences"),
-      field<&ObjectMeta::finalizers>("finalizers"),
-  };
+  static constexpr StructDesc desc{"ObjectMeta", kObjectMetaFields};
+  return desc;
+}
+
+const StructDesc& object_meta_with_managed_fields() {
+  static constexpr auto fields =
+      with_field(kObjectMetaFields, field<&ObjectMeta::managed_fields>("managedFields"));
   static constexpr StructDesc desc{"ObjectMeta", fields};
   return desc;
 }

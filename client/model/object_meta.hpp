@@ -8,6 +8,7 @@
 
 #include "client/labels/labels.hpp"
 #include "client/model/compact_string.hpp"
+#include "client/model/managed_fields.hpp"
 #include "client/model/schema_fwd.hpp"
 #include "client/model/time.hpp"
 
@@ -22,7 +23,9 @@ struct OwnerReference {
   bool block_owner_deletion = false;
 };
 
-/// The fields of metav1.ObjectMeta an operator reads. managedFields are not kept.
+/// The fields of metav1.ObjectMeta an operator reads. managedFields are kept only by kinds whose
+/// metadata is read with object_meta_with_managed_fields() (Deployment), and even there only as
+/// far as ManagedFieldsEntry projects them.
 /// Timestamps are metav1.Time: to the second, RFC 3339 on the wire ("2026-11-29T14:00:00Z");
 /// an unset creationTimestamp is the epoch (WallTime{}).
 /// Strings are CompactStrings (read them as std::string_views, compare them with strings, write
@@ -41,11 +44,14 @@ struct ObjectMeta {
   Labels annotations;
   std::vector<OwnerReference> owner_references;
   std::vector<std::string> finalizers;
+  std::vector<ManagedFieldsEntry> managed_fields;
 };
 
 namespace detail {
 const StructDesc& schema_of(Tag<OwnerReference>);
-const StructDesc& schema_of(Tag<ObjectMeta>);
+const StructDesc& schema_of(Tag<ObjectMeta>);  ///< without managedFields
+/// ObjectMeta's schema with managedFields.
+const StructDesc& object_meta_with_managed_fields();
 }  // namespace detail
 
 }  // namespace rg::client

@@ -189,4 +189,13 @@ constexpr FieldDesc field(std::string_view key, bool required = false) {
   return desc;
 }
 
+/// field<Member>() with the nested schema given: for a member whose type has more than one
+/// projection (ObjectMeta with or without managedFields).
+template <auto Member, const StructDesc& (*Child)()>
+constexpr FieldDesc field(std::string_view key, bool required = false) {
+  FieldDesc desc = field<Member>(key, required);
+  desc.child = Child;
+  return desc;
+}
+
 }  // namespace rg::client::detail

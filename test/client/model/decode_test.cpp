@@ -181,5 +181,39 @@ TEST_CASE("a copied Pod owns its boxed container states") {
   CHECK_FALSE(terminated.has_value());
 }
 
+// metadata.managedFields as kube-apiserver writes them after `kubectl create` and a scale.
+constexpr const char* kManagedFields = R"("managedFields": [
+    {"manager": "kubectl-create", "operation": "Update", "apiVersion": "apps/v1",
+     "time": "2026-11-30T06:45:22Z", "fieldsType": "FieldsV1",
+     "fieldsV1": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                  "f:spec": {"f:selector": {}, "f:strategy": {"f:type": {}},
+                             "f:template": {"f:spec": {"f:replicas": {}}}}}},
+    {"manager": "replica-guard", "operation": "Update", "apiVersion": "apps/v1",
+     "time": "2026-11-30T06:46:00Z", "fieldsType": "FieldsV1", "subresource": "scale",
+     "fieldsV1": {"f:spec": {"f:replicas": {}}}}])";
+
+TEST_CASE("a Deployment keeps who owns spec.replicas from its managedFields") {
+  const auto deployment =
+      decode<Deployment>(std::string(R"({"metadata": {"name": "web", )") + kManagedFields + "}}");
+  const auto& managed = deployment.metadata.managed_fields;
+  REQUIRE(managed.size() == 2);
+  CHECK(managed[0].manager == "kubectl-create");
+  CHECK(managed[0].subresource.empty());
+  CHECK_FALSE(managed[0].owns_spec_replicas());  // f:replicas under f:template is not spec's
+  CHECK(managed[1].operation == "Update");
+  CHECK(managed[1].subresource == "scale");
+  CHECK(managed[1].owns_spec_replicas());
+  CHECK(owns_spec_replicas(managed, "replica-guard"));
+  CHECK_FALSE(owns_spec_replicas(managed, "kubectl-create"));
+  CHECK_FALSE(owns_spec_replicas(managed, "kubectl"));
+}
+
+TEST_CASE("a Pod's managedFields are skipped, not kept") {
+  const auto pod =
+      decode<Pod>(std::string(R"({"metadata": {"name": "p", )") + kManagedFields + "}}");
+  CHECK(pod.metadata.name == "p");
+  CHECK(pod.metadata.managed_fields.empty());
+}
+
 }  // namespace
 }  // namespace rg::client
