@@ -193,6 +193,28 @@ class Indexer final : public KnownObjects<T> {
     return out;
   }
 
+  /// Calls `visit(const T&)` on each object whose `index_name` index contains `value`: in no
+  /// particular order, under the read lock, copying nothing (by_index sorts and copies a pointer
+  /// per object). `visit` must not write to this Indexer. Throws std::invalid_argument for an
+  /// unknown index.
+  template <class Visit>
+  void for_each_in_index(std::string_view index_name, std::string_view value, Visit&& visit) const {
+    std::shared_lock lock(mutex_);
+    const Index& index = index_named(index_name);
+    if (auto it = index.find(value); it != index.end()) {
+      for (const auto key : it->second) visit(*items_.find(key)->second);
+    }
+  }
+
+  /// How many objects' `index_name` index contains `value`. Throws std::invalid_argument for an
+  /// unknown index.
+  std::size_t index_size(std::string_view index_name, std::string_view value) const {
+    std::shared_lock lock(mutex_);
+    const Index& index = index_named(index_name);
+    const auto it = index.find(value);
+    return it == index.end() ? 0 : it->second.size();
+  }
+
   /// Keys whose `index_name` index contains `value`, sorted.
   std::vector<std::string> index_keys(std::string_view index_name, std::string_view value) const {
     std::shared_lock lock(mutex_);

@@ -99,6 +99,30 @@ TEST_CASE("an update moves the key between index values and leaves no empty buck
   CHECK(indexer.index_keys("spec.nodeName", "node-b") == std::vector<std::string>{"ns/p1"});
 }
 
+TEST_CASE("for_each_in_index visits an index value's objects; index_size counts them") {
+  Indexer<TestPod> indexer(with_node_index());
+  indexer.add(make_pod("ns", "p1", "1", "node-a"));
+  indexer.add(make_pod("ns", "p2", "1", "node-a"));
+  indexer.add(make_pod("ns", "p3", "1", "node-b"));
+  std::vector<std::string> seen;
+  indexer.for_each_in_index("spec.nodeName", "node-a",
+                            [&](const TestPod& pod) { seen.emplace_back(pod.metadata.name); });
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<std::string>{"p1", "p2"});
+  CHECK(indexer.index_size("spec.nodeName", "node-a") == 2);
+  CHECK(indexer.index_size("spec.nodeName", "node-c") == 0);
+
+  indexer.update(make_pod("ns", "p2", "2", "node-b"));
+  CHECK(indexer.index_size("spec.nodeName", "node-a") == 1);
+  CHECK(indexer.index_size("spec.nodeName", "node-b") == 2);
+  indexer.remove("ns/p1");
+  int visits = 0;
+  indexer.for_each_in_index("spec.nodeName", "node-a", [&](const TestPod&) { ++visits; });
+  CHECK(visits == 0);
+  CHECK(indexer.index_size("spec.nodeName", "node-a") == 0);
+  CHECK_THROWS_AS(indexer.index_size("no-such-index", "x"), std::invalid_argument);
+}
+
 TEST_CASE("remove drops the object from every index") {
   Indexer<TestPod> indexer(with_node_index());
   indexer.add(make_pod("ns", "p1", "1", "node-a"));
