@@ -1,4 +1,5 @@
-// The replica-guard.io annotations on a Deployment: their keys, and parsing their values.
+// The replica-guard.io annotations on a Deployment (their keys, and parsing their values), and the
+// field manager its writes carry.
 #pragma once
 
 #include <chrono>
@@ -17,14 +18,14 @@ inline constexpr std::string_view kDesiredAnnotation = "replica-guard.io/desired
 inline constexpr std::string_view kMaxSurgeAnnotation = "replica-guard.io/max-surge";
 /// Per-Deployment override of --node-grace-period, as a duration ("45s", "2m").
 inline constexpr std::string_view kNodeGraceAnnotation = "replica-guard.io/node-grace-period";
-/// The spec.replicas the operator last wrote (or recorded). A spec.replicas that differs was set
-/// by someone else, and is adopted as the new desired count.
+/// The spec.replicas the operator last recorded: written right after each of its scales (and on
+/// first sight, and on adoption). A spec.replicas that differs was set by someone else, and is
+/// adopted as the new desired count -- unless the operator's field manager still owns
+/// spec.replicas: then it is the operator's own scale whose record is not written yet.
 inline constexpr std::string_view kAppliedAnnotation = "replica-guard.io/applied-replicas";
-/// The spec.replicas that the operator's pending scale replaces. Written together with
-/// kAppliedAnnotation just before a scale, removed once spec.replicas shows the scale: while it is
-/// there, a spec.replicas still equal to it is the operator's own unfinished write (say it died
-/// between the two writes), not a person's change.
-inline constexpr std::string_view kReplacedAnnotation = "replica-guard.io/replaced-replicas";
+
+/// The managedFields manager of the operator's writes (the fieldManager of its PATCHes).
+inline constexpr std::string_view kFieldManager = "replica-guard";
 
 /// An absolute count or a percentage, like a Deployment's maxSurge.
 struct IntOrPercent {

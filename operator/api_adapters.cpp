@@ -7,15 +7,11 @@
 #include "client/model/lease.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/rest/resource_version.hpp"
+#include "operator/annotations.hpp"
 
 namespace rg::op {
 
 namespace json = boost::json;
-
-namespace {
-// The managedFields manager of the operator's writes.
-constexpr const char* kFieldManager = "replica-guard";
-}  // namespace
 
 boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
     const std::string& namespace_, const std::string& name, const std::string& resource_version,
@@ -33,7 +29,7 @@ boost::asio::awaitable<std::string> RestDeploymentWriter::patch_annotations(
   const std::string body = json::serialize(patch);
   const client::ResourceRef deployments = client::resources::deployments().in(namespace_);
   client::PatchOptions options;
-  options.field_manager = kFieldManager;
+  options.field_manager = std::string(kFieldManager);
   const std::string updated =
       co_await client_.patch_text(deployments, name, client::PatchType::kMerge, body, options);
   co_return client::find_resource_version(updated).value_or(resource_version);
@@ -48,7 +44,7 @@ boost::asio::awaitable<std::string> RestDeploymentWriter::scale(const std::strin
   const std::string body = json::serialize(patch);
   const client::ResourceRef scale = client::resources::deployments().in(namespace_).sub("scale");
   client::PatchOptions options;
-  options.field_manager = kFieldManager;
+  options.field_manager = std::string(kFieldManager);
   const std::string updated =
       co_await client_.patch_text(scale, name, client::PatchType::kMerge, body, options);
   // The Scale's resourceVersion is the Deployment's.

@@ -45,6 +45,14 @@ class CacheView {
     return out;
   }
 
+  /// Calls `visit(const T&)` on each object of every cache whose `index_name` index contains
+  /// `value`, in no particular order, without copying.
+  template <class Visit>
+  void for_each_in_index(std::string_view index_name, std::string_view value,
+                         const Visit& visit) const {
+    for (const auto* indexer : indexers_) indexer->for_each_in_index(index_name, value, visit);
+  }
+
   std::vector<ObjectPtr> list() const {
     if (indexers_.size() == 1) return indexers_.front()->list();
     std::vector<ObjectPtr> out;

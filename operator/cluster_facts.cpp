@@ -18,9 +18,14 @@ const auto* find_condition(const Conditions& conditions, std::string_view type) 
 
 }  // namespace
 
-NodeFacts node_facts(const client::Node& node, WallClock::time_point now) {
+bool node_ready(const client::Node& node) {
   const auto* ready = find_condition(node.status.conditions, "Ready");
-  if (ready && ready->status == "True") return {true, {}};
+  return ready && ready->status == "True";
+}
+
+NodeFacts node_facts(const client::Node& node, WallClock::time_point now) {
+  if (node_ready(node)) return {true, {}};
+  const auto* ready = find_condition(node.status.conditions, "Ready");
   NodeFacts facts{false, now};
   if (ready)
     facts.unhealthy_since = client::parse_rfc3339(ready->last_transition_time).value_or(now);
@@ -52,7 +57,7 @@ DeploymentFacts deployment_facts(const client::Deployment& d, ReplicaAssessment 
   facts.spec_replicas = d.spec.desired_replicas();
   facts.desired_annotation = annotation(d.metadata, kDesiredAnnotation);
   facts.applied_annotation = annotation(d.metadata, kAppliedAnnotation);
-  facts.replaced_annotation = annotation(d.metadata, kReplacedAnnotation);
+  facts.replicas_owned = client::owns_spec_replicas(d.metadata.managed_fields, kFieldManager);
   facts.max_surge_annotation = annotation(d.metadata, kMaxSurgeAnnotation);
   facts.hpa_name = std::move(hpa_name);
   facts.replicas = std::move(replicas);

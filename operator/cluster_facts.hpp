@@ -17,6 +17,9 @@ namespace rg::op {
 /// lastTransitionTime (or `now` when it has none).
 NodeFacts node_facts(const client::Node& node, WallClock::time_point now);
 
+/// Whether the node's Ready condition is "True" (node_facts(...).ready, without the time).
+bool node_ready(const client::Node& node);
+
 PodFacts pod_facts(const client::Pod& pod);
 
 /// The annotation's value, if present.

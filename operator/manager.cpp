@@ -93,7 +93,8 @@ struct Manager::Impl {
                                               })),
         pods(informers_for<Pod>(client::resources::pods(),
                                 [](auto& o) { o.indexers.merge(pod_indexers()); })),
-        nodes(factory.informer_for<Node>(client::resources::nodes(), "nodes")),
+        nodes(factory.informer_for<Node>(client::resources::nodes(), "nodes",
+                                         [](auto& o) { o.indexers.merge(node_indexers()); })),
         hpas(options.detect_hpa
                  ? informers_for<HorizontalPodAutoscaler>(
                        hpa_resource(), [](auto& o) { o.indexers.merge(hpa_indexers()); })
@@ -122,6 +123,10 @@ struct Manager::Impl {
   client::RestClientOptions client_options(std::shared_ptr<client::TransportTracer> tracer) {
     client::RestClientOptions o;
     o.observer = metrics.request_observer();
+    // A connection for each worker's write, and a few for the Event writer, the lease and the
+    // permission checks: reconciles never queue for a connection behind each other.
+    o.transport.max_connections =
+        std::max(o.transport.max_connections, static_cast<std::size_t>(options.workers) + 4);
     o.transport.tracer = std::move(tracer);
     return o;
   }

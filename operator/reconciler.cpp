@@ -39,13 +39,11 @@ std::string label_index_value(std::string_view ns, std::string_view key, std::st
 // (so opting out can clean up).
 bool of_interest(const client::Deployment& d) {
   return opted_in(d) || d.metadata.annotations.contains(kDesiredAnnotation) ||
-         d.metadata.annotations.contains(kAppliedAnnotation) ||
-         d.metadata.annotations.contains(kReplacedAnnotation);
+         d.metadata.annotations.contains(kAppliedAnnotation);
 }
 
 // Whether the Deployment already carries every annotation the plan sets (and none it removes):
-// the record of a scale that failed, or that a previous leader did not get to, is in place, and
-// writing it again would only cost a round trip and a new resourceVersion.
+// writing them again would only cost a round trip and a new resourceVersion.
 bool annotations_in_place(const client::ObjectMeta& meta, const ScalePlan& plan) {
   return std::all_of(plan.annotations.begin(), plan.annotations.end(), [&](const auto& wanted) {
     const auto it = meta.annotations.find(wanted.first);
@@ -179,16 +177,10 @@ boost::asio::awaitable<void> Reconciler::carry_out(const std::string& key,
       if (written != resource_version) expectations_.wrote(key, resource_version, Steady::now());
       resource_version = std::move(written);
     };
-    // Recording annotations go first, so a failed scale is retried with them in place. Removing
-    // them (opting out) goes last: once they are gone the Deployment is no longer the operator's,
-    // so a failed restore would never be retried.
-    const bool removes = std::any_of(plan.annotations.begin(), plan.annotations.end(),
-                                     [](const auto& a) { return !a.second.has_value(); });
-    if (!plan.annotations.empty() && !removes && !annotations_in_place(d.metadata, plan)) {
-      std::string written =
-          co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
-      wrote(std::move(written));
-    }
+    // The scale goes first: it is the write the Deployment is waiting for. The annotations
+    // follow (a scale's record is the next reconcile's, see plan_scale); removing them when
+    // opting out must come last, since once they are gone the Deployment is no longer the
+    // operator's and a failed restore would never be retried.
     if (plan.scale_to) {
       try {
         std::string written = co_await writer_.scale(ns, name, resource_version, *plan.scale_to);
@@ -202,7 +194,7 @@ boost::asio::awaitable<void> Reconciler::carry_out(const std::string& key,
       }
       if (metrics_) metrics_->scale_patch(plan.direction, PatchResult::kSuccess);
     }
-    if (removes) {
+    if (!plan.annotations.empty() && !annotations_in_place(d.metadata, plan)) {
       std::string written =
           co_await writer_.patch_annotations(ns, name, resource_version, plan.annotations);
       wrote(std::move(written));
@@ -240,6 +232,14 @@ informer::Indexers<client::Pod> pod_indexers() {
   return indexers;
 }
 
+informer::Indexers<client::Node> node_indexers() {
+  informer::Indexers<client::Node> indexers;
+  indexers.emplace(kNodesByReadyIndex, [](const client::Node& node) {
+    return std::vector<std::string>{node_ready(node) ? "true" : "false"};
+  });
+  return indexers;
+}
+
 informer::Indexers<client::Deployment> deployment_indexers() {
   auto indexers = informer::default_indexers<client::Deployment>();
   indexers.emplace(kDeploymentsBySelectorIndex, [](const client::Deployment& d) {
@@ -257,15 +257,17 @@ ReplicaAssessment Reconciler::assess(const client::Deployment& d,
   const client::LabelSelector selector = selector_of(d);
   // Candidates: the pods carrying one of the selector's matchLabels, else the namespace's.
   const auto& match = d.spec.selector.match_labels;
-  const auto candidates =
-      match.empty()
-          ? caches_.pods.by_index(informer::kNamespaceIndex, d.metadata.namespace_)
-          : caches_.pods.by_index(kPodsByLabelIndex,
-                                  label_index_value(d.metadata.namespace_, match.begin()->first,
-                                                    match.begin()->second));
   std::vector<PodFacts> pods;
-  for (const auto& pod : candidates) {
-    if (selector.matches(pod->metadata.labels)) pods.push_back(pod_facts(*pod));
+  const auto consider = [&](const client::Pod& pod) {
+    if (selector.matches(pod.metadata.labels)) pods.push_back(pod_facts(pod));
+  };
+  if (match.empty()) {
+    caches_.pods.for_each_in_index(informer::kNamespaceIndex, d.metadata.namespace_, consider);
+  } else {
+    caches_.pods.for_each_in_index(
+        kPodsByLabelIndex,
+        label_index_value(d.metadata.namespace_, match.begin()->first, match.begin()->second),
+        consider);
   }
   const auto now = WallClock::now();
   const NodeLookup nodes = [this, now](std::string_view node_name) -> std::optional<NodeFacts> {
@@ -278,13 +280,8 @@ ReplicaAssessment Reconciler::assess(const client::Deployment& d,
 
 ClusterFacts Reconciler::cluster_facts(const std::string& key) {
   ClusterFacts facts;
-  std::size_t nodes = 0;
-  std::size_t unhealthy = 0;
-  const auto now = WallClock::now();
-  caches_.nodes.for_each([&](const client::Node& node) {
-    ++nodes;
-    unhealthy += node_facts(node, now).ready ? 0 : 1;
-  });
+  const std::size_t nodes = caches_.nodes.size();
+  const std::size_t unhealthy = caches_.nodes.index_size(kNodesByReadyIndex, "false");
   facts.surge_suppressed =
       nodes != 0 && static_cast<double>(unhealthy) >
                         config_.max_unhealthy_node_fraction * static_cast<double>(nodes);

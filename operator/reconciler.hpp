@@ -38,6 +38,10 @@ inline constexpr std::string_view kPodsByLabelIndex = "namespace/label";
 /// Deployments that may select it through its own labels instead of a scan of its namespace.
 inline constexpr std::string_view kDeploymentsBySelectorIndex = "spec.selector.matchLabels";
 
+/// The index of nodes by readiness ("true" or "false", see node_ready): the share of unhealthy
+/// nodes is read without a pass over every node per reconcile.
+inline constexpr std::string_view kNodesByReadyIndex = "status.conditions.Ready";
+
 /// The indexes the reconciler reads Deployments through (the namespace index and
 /// kDeploymentsBySelectorIndex), for the Deployment informer.
 informer::Indexers<client::Deployment> deployment_indexers();
@@ -45,6 +49,9 @@ informer::Indexers<client::Deployment> deployment_indexers();
 /// The indexes the reconciler reads pods through (the namespace index, kPodsByNodeIndex and
 /// kPodsByLabelIndex), for the pod informer.
 informer::Indexers<client::Pod> pod_indexers();
+
+/// The indexes the reconciler reads nodes through (kNodesByReadyIndex), for the node informer.
+informer::Indexers<client::Node> node_indexers();
 
 /// Writes to Deployments; the API server in production, a recorder in tests. Both calls are
 /// conditional on `resource_version` and throw client::ApiError (Conflict, NotFound, ...).
@@ -65,9 +72,9 @@ class DeploymentWriter {
 
 /// The caches the reconciler reads (Deployments and Pods: one per watched namespace, or one).
 struct Caches {
-  CacheView<client::Deployment> deployments;  ///< with deployment_indexers()
-  CacheView<client::Pod> pods;                ///< with pod_indexers()
-  const informer::Indexer<client::Node>& nodes;
+  CacheView<client::Deployment> deployments;     ///< with deployment_indexers()
+  CacheView<client::Pod> pods;                   ///< with pod_indexers()
+  const informer::Indexer<client::Node>& nodes;  ///< with node_indexers()
   /// The name of a HorizontalPodAutoscaler targeting the Deployment, if any (may be empty).
   std::function<std::optional<std::string>(const std::string& namespace_, const std::string& name)>
       hpa_for;

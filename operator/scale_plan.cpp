@@ -29,14 +29,13 @@ void requeue_within(ScalePlan& plan, milliseconds after) {
 // With a HorizontalPodAutoscaler the replicas are the autoscaler's: only the annotations go.
 ScalePlan plan_opt_out(const DeploymentFacts& d) {
   ScalePlan plan;
-  if (!d.desired_annotation && !d.applied_annotation && !d.replaced_annotation) return plan;
+  if (!d.desired_annotation && !d.applied_annotation) return plan;
   const std::int32_t desired = annotated_count(d.desired_annotation);
-  const std::int32_t applied = annotated_count(d.applied_annotation);
+  const bool operators_count =
+      annotated_count(d.applied_annotation) == d.spec_replicas || d.replicas_owned;
   plan.annotations = {{std::string(kDesiredAnnotation), std::nullopt},
-                      {std::string(kAppliedAnnotation), std::nullopt},
-                      {std::string(kReplacedAnnotation), std::nullopt}};
-  if (desired >= 0 && applied == d.spec_replicas && d.spec_replicas != desired && !d.paused &&
-      !d.hpa_name) {
+                      {std::string(kAppliedAnnotation), std::nullopt}};
+  if (desired >= 0 && operators_count && d.spec_replicas != desired && !d.paused && !d.hpa_name) {
     plan.scale_to = desired;
     plan.direction = desired > d.spec_replicas ? ScaleDirection::kUp : ScaleDirection::kDown;
   }
@@ -48,17 +47,13 @@ ScalePlan plan_opt_out(const DeploymentFacts& d) {
   return plan;
 }
 
-// Whether to start, hold or finish a scale-down from `current` to `target`. `resuming`: this very
-// scale-down was decided before (its annotations are written) and only the scale is missing.
+// Whether to start or hold a scale-down from `current` to `target`. The time the surge became
+// unneeded is kept until a reconcile finds no surge left to remove, so a scale-down that failed is
+// retried at once rather than after another delay.
 void plan_scale_down(ScalePlan& plan, std::int32_t current, std::int32_t target,
-                     std::int32_t ceiling, bool resuming, const PolicyConfig& config,
-                     PlanMemory& memory, std::chrono::steady_clock::time_point now) {
-  if (resuming) {
-    plan.scale_to = target;
-    plan.events.push_back(
-        {false, "ScaledDownAfterRecovery",
-         fmt::format("scaling {} -> {}: finishing a scale-down decided earlier", current, target)});
-  } else if (current > ceiling) {  // above the surge bound (desired or max-surge lowered): at once
+                     std::int32_t ceiling, const PolicyConfig& config, PlanMemory& memory,
+                     std::chrono::steady_clock::time_point now) {
+  if (current > ceiling) {  // above the surge bound (desired or max-surge lowered): at once
     plan.scale_to = std::max(target, ceiling);
     plan.events.push_back(
         {false, "ScaledDownToSurgeBound",
@@ -78,7 +73,6 @@ void plan_scale_down(ScalePlan& plan, std::int32_t current, std::int32_t target,
                      std::chrono::duration_cast<std::chrono::seconds>(unneeded_for).count())});
   }
   plan.direction = ScaleDirection::kDown;
-  memory.surge_unneeded_since.reset();
 }
 
 }  // namespace
@@ -127,22 +121,22 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
   }
   std::int32_t desired = *annotated_desired;
 
-  // Who set spec.replicas? A scale is two writes: first a merge patch of applied-replicas (the
-  // target) and replaced-replicas (the spec.replicas it replaces), then the scale subresource;
-  // replaced-replicas is removed once spec.replicas shows the target. So, with spec.replicas S:
+  // Who set spec.replicas? A scale is two writes: first the scale subresource (the write the
+  // Deployment is waiting for), then, in the reconcile its echo brings, a merge patch recording
+  // the count in applied-replicas. So, with spec.replicas S:
   //   S == applied                          the operator's own value: nothing to adopt;
-  //   S == replaced (while it is there)     the operator's own unfinished scale (the scale failed,
-  //                                         the cache lags, or the operator died between the two
-  //                                         writes): plan on, finishing the scale if still wanted;
+  //   the operator's field manager owns     its own scale, not recorded yet (the record is next,
+  //   spec.replicas (managedFields)         failed, or the operator died between the writes):
+  //                                         record it and plan on;
   //   anything else                         someone else set it (kubectl scale, a GitOps sync):
   //                                         their value is the new desired.
+  // An update that changes a field takes its ownership from every other manager, so ownership
+  // says who wrote S last.
   const std::int32_t applied = annotated_count(d.applied_annotation);
-  const bool own_unfinished = applied >= 0 && applied != d.spec_replicas &&
-                              annotated_count(d.replaced_annotation) == d.spec_replicas;
-  if (applied >= 0 && applied != d.spec_replicas && !own_unfinished) {
+  const bool recorded = applied == d.spec_replicas;
+  if (applied >= 0 && !recorded && !d.replicas_owned) {
     plan.annotations = {{std::string(kDesiredAnnotation), num(d.spec_replicas)},
                         {std::string(kAppliedAnnotation), num(d.spec_replicas)}};
-    if (d.replaced_annotation) plan.annotations.emplace_back(kReplacedAnnotation, std::nullopt);
     plan.events.push_back({false, "DesiredReplicasAdopted",
                            fmt::format("spec.replicas was changed from {} to {} by someone else: "
                                        "adopting {} as the desired replicas",
@@ -215,17 +209,12 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
     plan.events.push_back(
         {false, reason, fmt::format("scaling {} -> {}: {}", current, target, why)});
   } else if (target < current) {
-    plan_scale_down(plan, current, target, desired + max_surge, own_unfinished && target == applied,
-                    config, memory, now);
+    plan_scale_down(plan, current, target, desired + max_surge, config, memory, now);
   } else {
     memory.surge_unneeded_since.reset();
   }
-  if (plan.scale_to) {
-    plan.annotations = {{std::string(kAppliedAnnotation), num(*plan.scale_to)},
-                        {std::string(kReplacedAnnotation), num(current)}};
-  } else if (d.replaced_annotation) {  // the scale is in spec.replicas, or no longer wanted
-    plan.annotations = {{std::string(kAppliedAnnotation), num(current)},
-                        {std::string(kReplacedAnnotation), std::nullopt}};
+  if (!plan.scale_to && !recorded) {  // the operator's last scale, not recorded yet
+    plan.annotations = {{std::string(kAppliedAnnotation), num(current)}};
   }
   if (d.replicas.next_stranded_in) requeue_within(plan, *d.replicas.next_stranded_in);
   return plan;

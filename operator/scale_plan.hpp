@@ -23,7 +23,8 @@ struct DeploymentFacts {
   std::int32_t spec_replicas = 1;
   std::optional<std::string> desired_annotation;
   std::optional<std::string> applied_annotation;
-  std::optional<std::string> replaced_annotation;
+  /// The operator's field manager owns spec.replicas (managedFields): its own scale set it.
+  bool replicas_owned = false;
   std::optional<std::string> max_surge_annotation;
   std::optional<std::string> hpa_name;  ///< a HorizontalPodAutoscaler that targets it
   ReplicaAssessment replicas;
@@ -42,8 +43,8 @@ struct PolicyConfig {
 };
 
 /// Per-Deployment state that outlives one reconcile (kept in memory by the Reconciler; a new
-/// leader starts without it, which only delays a scale-down). What must survive the operator
-/// (its own unfinished scale) is in the annotations, never here.
+/// leader starts without it, which only delays a scale-down). What must survive the operator is
+/// in the Deployment (annotations, and the managedFields of its own scales), never here.
 struct PlanMemory {
   std::optional<std::chrono::steady_clock::time_point> surge_unneeded_since;
   std::optional<std::int32_t> last_desired;  ///< the desired count of the previous reconcile
@@ -61,7 +62,7 @@ struct EventSpec {
 enum class ScaleDirection { kNone, kUp, kDown };
 
 struct ScalePlan {
-  /// A merge patch of annotations: a value sets, std::nullopt removes. Written before the scale.
+  /// A merge patch of annotations: a value sets, std::nullopt removes. Written after the scale.
   std::vector<std::pair<std::string, std::optional<std::string>>> annotations;
   std::optional<std::int32_t> scale_to;  ///< new spec.replicas through the scale subresource
   ScaleDirection direction = ScaleDirection::kNone;

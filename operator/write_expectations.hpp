@@ -1,12 +1,13 @@
 // WriteExpectations: which Deployments the operator has just written and whose new state the
 // cache has not shown yet (client-go's controller expectations, keyed by resourceVersion).
 //
-// A scale is two writes, and the watch echo of the first re-queues the Deployment while the
-// second is under way. Reconciled again from a cache that still shows a resourceVersion the
-// operator's own writes replaced, it would plan from stale state and write with a stale
-// precondition: a 409 and a retry, in the middle of a burst. So each successful write notes the
-// resourceVersion it replaced, and a reconcile that finds one of those in the cache waits for the
-// echo (which re-queues the key) instead. Any other resourceVersion, or the timeout, ends the wait.
+// A Deployment is re-queued while the cache may still show it as it was before the operator's
+// last write (by a pod event, or by the echo of the first of two writes: opting out is a scale
+// and then a merge patch). Reconciled from that stale state, it would plan the same scale again
+// and write it with a stale precondition: a 409 and a retry, in the middle of a burst. So each
+// successful write notes the resourceVersion it replaced, and a reconcile that finds one of those
+// in the cache waits for the echo (which re-queues the key) instead. Any other resourceVersion,
+// or the timeout, ends the wait.
 #pragma once
 
 #include <algorithm>

@@ -85,6 +85,20 @@ std::shared_ptr<const client::Deployment> deployment(std::int32_t replicas,
   return d;
 }
 
+// The Deployment after the operator's own scale: its field manager owns spec.replicas.
+std::shared_ptr<const client::Deployment> scaled_by_operator(
+    std::int32_t replicas, client::Labels annotations, std::string_view resource_version = "10") {
+  auto d = std::make_shared<client::Deployment>(
+      *deployment(replicas, std::move(annotations), resource_version));
+  client::ManagedFieldsEntry entry;
+  entry.manager = op::kFieldManager;
+  entry.operation = "Update";
+  entry.subresource = "scale";
+  entry.fields_v1.spec.emplace().replicas.emplace();
+  d->metadata.managed_fields.push_back(entry);
+  return d;
+}
+
 std::shared_ptr<const client::Pod> pod(std::string name, std::string node, bool ready,
                                        std::string app = "web") {
   auto p = std::make_shared<client::Pod>();
@@ -114,7 +128,7 @@ std::shared_ptr<const client::Node> node(std::string name, std::string ready,
 struct World {
   informer::Indexer<client::Deployment> deployments{op::deployment_indexers()};
   informer::Indexer<client::Pod> pods{op::pod_indexers()};
-  informer::Indexer<client::Node> nodes;
+  informer::Indexer<client::Node> nodes{op::node_indexers()};
   informer::Indexer<client::HorizontalPodAutoscaler> hpas{op::hpa_indexers()};
   RecordingWriter writer;
   FakeRecorder sink;
@@ -177,17 +191,15 @@ TEST_CASE("first sight writes the desired annotation, nothing else") {
   CHECK(w.sink.events[0].reason == "DesiredReplicasRecorded");
 }
 
-TEST_CASE("a pod stranded on a failed node: annotate, then scale with the new resourceVersion") {
+TEST_CASE("a pod stranded on a failed node: one write, the scale, at the cached resourceVersion") {
   World w;
   w.cluster_with_failed_node();
   w.deployments.add(deployment(3, kManaged));
   w.reconcile();
-  REQUIRE(w.writer.writes.size() == 2);
-  CHECK(w.writer.writes[0].what == "annotate");
-  CHECK(w.writer.writes[0].annotations.at(0).second == "4");
-  CHECK(w.writer.writes[1].what == "scale");
-  CHECK(w.writer.writes[1].replicas == 4);
-  CHECK(w.writer.writes[1].resource_version == "10+1");
+  REQUIRE(w.writer.writes.size() == 1);
+  CHECK(w.writer.writes[0].what == "scale");
+  CHECK(w.writer.writes[0].replicas == 4);
+  CHECK(w.writer.writes[0].resource_version == "10");
   REQUIRE(w.sink.events.size() == 1);
   CHECK(w.sink.events[0].reason == "ScaledUpForStrandedPods");
   CHECK(w.sink.events[0].involved_object.name == "web");
@@ -327,8 +339,8 @@ TEST_CASE("a Deployment an HPA scales gets a Warning and no write, even with pod
     w.hpas.add(hpa("web", "StatefulSet", "web"));
     w.hpas.add(hpa("api", "Deployment", "api"));
     w.reconcile();
-    REQUIRE(w.writer.writes.size() == 2);
-    CHECK(w.writer.writes[1].replicas == 4);
+    REQUIRE(w.writer.writes.size() == 1);
+    CHECK(w.writer.writes[0].replicas == 4);
   }
 }
 
@@ -359,94 +371,64 @@ TEST_CASE("caches split by namespace read as one: a stranded pod in the second i
     if (e) std::rethrow_exception(e);
   });
   io.run();
-  REQUIRE(w.writer.writes.size() == 2);
-  CHECK(w.writer.writes[1].replicas == 4);
-}
-
-TEST_CASE("a scale records the replicas it replaces; once it shows, that record is removed") {
-  World w;
-  w.cluster_with_failed_node();
-  w.deployments.add(deployment(3, kManaged));
-  w.reconcile();
-  REQUIRE(w.writer.writes.size() == 2);
-  const auto& recorded = w.writer.writes[0].annotations;
-  CHECK(std::find(recorded.begin(), recorded.end(),
-                  std::pair<std::string, std::optional<std::string>>(
-                      std::string(op::kReplacedAnnotation), "3")) != recorded.end());
-
-  // The cache then shows the scale (and a new operator, without memory, reconciles it).
-  World after;
-  after.cluster_with_failed_node();
-  client::Labels scaled = kManaged;
-  scaled[std::string(op::kAppliedAnnotation)] = "4";
-  scaled[std::string(op::kReplacedAnnotation)] = "3";
-  after.deployments.add(deployment(4, scaled));
-  after.reconcile();
-  REQUIRE(after.writer.writes.size() == 1);
-  CHECK(after.writer.writes[0].what == "annotate");
-  const auto& cleared = after.writer.writes[0].annotations;
-  CHECK(std::find(cleared.begin(), cleared.end(),
-                  std::pair<std::string, std::optional<std::string>>(
-                      std::string(op::kReplacedAnnotation), std::nullopt)) != cleared.end());
-  CHECK(after.sink.events.empty());
-}
-
-TEST_CASE("a scale whose record is already written goes straight to the scale") {
-  // The record (applied 4, replacing 3) is there but spec.replicas still shows 3: the scale
-  // failed, or the leader died between the two writes. The record is not written again.
-  World w;
-  w.cluster_with_failed_node();
-  client::Labels recorded = kManaged;
-  recorded[std::string(op::kAppliedAnnotation)] = "4";
-  recorded[std::string(op::kReplacedAnnotation)] = "3";
-  w.deployments.add(deployment(3, recorded));
-  w.reconcile();
   REQUIRE(w.writer.writes.size() == 1);
-  CHECK(w.writer.writes[0].what == "scale");
   CHECK(w.writer.writes[0].replicas == 4);
-  CHECK(w.writer.writes[0].resource_version == "10");
+}
+
+TEST_CASE("a scale is recorded by the reconcile its echo brings; a person's count is adopted") {
+  // The cache shows the scale 3 -> 4 (and a new operator, without memory, reconciles it).
+  World w;
+  w.cluster_with_failed_node();
+  SUBCASE("the operator's field manager owns spec.replicas: its own scale, recorded") {
+    w.deployments.add(scaled_by_operator(4, kManaged));
+    w.reconcile();
+    REQUIRE(w.writer.writes.size() == 1);
+    CHECK(w.writer.writes[0].what == "annotate");
+    CHECK(w.writer.writes[0].resource_version == "10");
+    CHECK(w.writer.writes[0].annotations ==
+          std::vector<std::pair<std::string, std::optional<std::string>>>{
+              {std::string(op::kAppliedAnnotation), "4"}});
+    CHECK(w.sink.events.empty());
+  }
+  SUBCASE("someone else owns it: their count is the new desired") {
+    w.deployments.add(deployment(4, kManaged));
+    w.reconcile();
+    REQUIRE(w.writer.writes.size() == 1);
+    CHECK(w.writer.writes[0].what == "annotate");
+    REQUIRE(w.sink.events.size() == 1);
+    CHECK(w.sink.events[0].reason == "DesiredReplicasAdopted");
+  }
 }
 
 TEST_CASE("a cache still showing what the operator's own writes replaced is waited out") {
-  // The record's echo re-queues the Deployment while its scale is written; reconciled from a
-  // cache that shows neither (or only the record), it would scale again with a stale
-  // resourceVersion and get a 409. It waits for the echo instead, which re-queues the key.
+  // A pod event re-queues the Deployment while its scale is under way; reconciled from a cache
+  // that does not show the scale yet, it would scale again with a stale resourceVersion and get
+  // a 409. It waits for the echo instead, which re-queues the key.
   World w;
   w.cluster_with_failed_node();
   w.deployments.add(deployment(3, kManaged));  // resourceVersion "10"
   const auto reconciler = w.reconciler();
   World::reconcile_with(*reconciler);
-  REQUIRE(w.writer.writes.size() == 2);  // record at "10", then scale at "10+1"
+  REQUIRE(w.writer.writes.size() == 1);  // the scale at "10"
 
-  SUBCASE("the cache before both writes, then after the record only: no write, a bounded wait") {
-    auto outcome = World::reconcile_with(*reconciler);
-    CHECK(w.writer.writes.size() == 2);
+  SUBCASE("the cache before the scale: no write, a bounded wait") {
+    const auto outcome = World::reconcile_with(*reconciler);
+    CHECK(w.writer.writes.size() == 1);
     CHECK(outcome.next == op::ReconcileOutcome::Next::kAfter);
     CHECK(outcome.after > 0ms);
     CHECK(outcome.after <= op::ReconcilerConfig{}.write_echo_timeout);
-
-    client::Labels recorded = kManaged;
-    recorded[std::string(op::kAppliedAnnotation)] = "4";
-    recorded[std::string(op::kReplacedAnnotation)] = "3";
-    w.deployments.update(deployment(3, recorded, "10+1"));
-    outcome = World::reconcile_with(*reconciler);
-    CHECK(w.writer.writes.size() == 2);
-    CHECK(outcome.next == op::ReconcileOutcome::Next::kAfter);
   }
-  SUBCASE("the scale's echo ends the wait: the record is cleared at its resourceVersion") {
-    client::Labels scaled = kManaged;
-    scaled[std::string(op::kAppliedAnnotation)] = "4";
-    scaled[std::string(op::kReplacedAnnotation)] = "3";
-    w.deployments.update(deployment(4, scaled, "10+1+1"));
+  SUBCASE("the scale's echo ends the wait: the record is written at its resourceVersion") {
+    w.deployments.update(scaled_by_operator(4, kManaged, "10+1"));
     World::reconcile_with(*reconciler);
-    REQUIRE(w.writer.writes.size() == 3);
-    CHECK(w.writer.writes[2].what == "annotate");
-    CHECK(w.writer.writes[2].resource_version == "10+1+1");
+    REQUIRE(w.writer.writes.size() == 2);
+    CHECK(w.writer.writes[1].what == "annotate");
+    CHECK(w.writer.writes[1].resource_version == "10+1");
   }
   SUBCASE("someone else's write (a resourceVersion the operator never replaced) ends it too") {
     w.deployments.update(deployment(3, kManaged, "42"));
     World::reconcile_with(*reconciler);
-    CHECK(w.writer.writes.size() > 2);
+    CHECK(w.writer.writes.size() > 1);
   }
 }
 
@@ -458,7 +440,7 @@ TEST_CASE("the wait for an echo that never comes ends at the timeout") {
   config.write_echo_timeout = 0ms;
   const auto reconciler = w.reconciler(config);
   World::reconcile_with(*reconciler);
-  REQUIRE(w.writer.writes.size() == 2);
+  REQUIRE(w.writer.writes.size() == 1);
   World::reconcile_with(*reconciler);  // the same stale cache: planned and written again
-  CHECK(w.writer.writes.size() == 4);
+  CHECK(w.writer.writes.size() == 2);
 }

@@ -53,7 +53,7 @@ TEST_CASE("stranded pods scale the Deployment up, bounded by max-surge") {
     const ScalePlan plan = plan_scale(managed(4, 1), {}, {}, memory, kT0);
     CHECK(plan.scale_to == 5);
     CHECK(plan.direction == ScaleDirection::kUp);
-    CHECK(annotation(plan, kAppliedAnnotation) == "5");
+    CHECK(plan.annotations.empty());  // the record is the next reconcile's
     REQUIRE(plan.events.size() == 1);
     CHECK(plan.events[0].reason == "ScaledUpForStrandedPods");
     CHECK(plan.events[0].message == "scaling 4 -> 5: 1 pods stranded on failed nodes node-2");
@@ -112,7 +112,17 @@ TEST_CASE("the surge is removed only after the scale-down delay") {
   CHECK(done.scale_to == 4);
   CHECK(done.direction == ScaleDirection::kDown);
   CHECK(done.events.at(0).reason == "ScaledDownAfterRecovery");
-  CHECK(annotation(done, kAppliedAnnotation) == "4");
+  CHECK(done.annotations.empty());
+
+  SUBCASE("a scale-down that failed is retried at once, not after another delay") {
+    const ScalePlan retry = plan_scale(managed(5, 0), {}, config, memory, kT0 + 61s);
+    CHECK(retry.scale_to == 4);
+    CHECK_FALSE(retry.requeue_after);
+  }
+  SUBCASE("once it shows, the next surge waits a whole delay again") {
+    CHECK_FALSE(plan_scale(managed(4, 0), {}, config, memory, kT0 + 62s).scale_to);
+    CHECK_FALSE(memory.surge_unneeded_since);
+  }
 }
 
 TEST_CASE("a new failure during the delay restarts it") {
@@ -149,81 +159,72 @@ TEST_CASE("a person's spec.replicas is adopted as the new desired") {
   CHECK(plan.requeue_after == 0ms);
 }
 
-TEST_CASE("a scale records the replicas it replaces, and clears them once it shows") {
+TEST_CASE("a scale is recorded in applied-replicas by the reconcile its echo brings") {
   PlanMemory memory;
   const ScalePlan up = plan_scale(managed(4, 1), {}, {}, memory, kT0);
   REQUIRE(up.scale_to == 5);
-  CHECK(annotation(up, kAppliedAnnotation) == "5");
-  CHECK(annotation(up, kReplacedAnnotation) == "4");
+  CHECK(up.annotations.empty());
 
+  // The echo: spec.replicas 5, owned by the operator's field manager; applied still says 4.
   DeploymentFacts done = managed(5, 1);
-  done.replaced_annotation = "4";
-  const ScalePlan confirm = plan_scale(done, {}, {}, memory, kT0 + 1s);
-  CHECK_FALSE(confirm.scale_to);
-  CHECK(confirm.events.empty());
-  CHECK(annotation(confirm, kReplacedAnnotation) == "<removed>");
-  CHECK(annotation(confirm, kAppliedAnnotation) == "5");
-  CHECK_FALSE(annotation(confirm, kDesiredAnnotation));
+  done.applied_annotation = "4";
+  done.replicas_owned = true;
+  const ScalePlan record = plan_scale(done, {}, {}, memory, kT0 + 1s);
+  CHECK_FALSE(record.scale_to);
+  CHECK(record.events.empty());
+  CHECK(annotation(record, kAppliedAnnotation) == "5");
+  CHECK_FALSE(annotation(record, kDesiredAnnotation));
 
-  // Reconciling the cleaned-up Deployment again writes nothing.
-  const ScalePlan again = plan_scale(managed(5, 1), {}, {}, memory, kT0 + 2s);
+  // Reconciling the recorded Deployment again writes nothing.
+  DeploymentFacts recorded = managed(5, 1);
+  recorded.replicas_owned = true;
+  const ScalePlan again = plan_scale(recorded, {}, {}, memory, kT0 + 2s);
   CHECK(again.annotations.empty());
   CHECK_FALSE(again.scale_to);
 }
 
-TEST_CASE("the operator's own unfinished scale is finished, not adopted as a person's change") {
-  // The annotations of a scale 4 -> 5 were written, the scale was not (it failed, or the operator
-  // died in between): spec.replicas 4, applied 5, replaced 4. A fresh operator has no memory.
-  DeploymentFacts half_done = managed(4, 1);
-  half_done.applied_annotation = "5";
-  half_done.replaced_annotation = "4";
+TEST_CASE("the operator's own unrecorded scale is recorded, not adopted as a person's change") {
+  // The operator scaled 4 -> 5 and died before recording it: spec.replicas 5, applied 4, and
+  // managedFields say the operator's field manager owns spec.replicas. A fresh operator has no
+  // memory.
+  DeploymentFacts unrecorded = managed(5, 1);
+  unrecorded.applied_annotation = "4";
+  unrecorded.replicas_owned = true;
   PlanMemory fresh;
-  const ScalePlan retry = plan_scale(half_done, {}, {}, fresh, kT0);
-  CHECK(retry.scale_to == 5);
-  CHECK(annotation(retry, kReplacedAnnotation) == "4");
-  CHECK_FALSE(annotation(retry, kDesiredAnnotation));
-  for (const auto& event : retry.events) CHECK(event.reason != "DesiredReplicasAdopted");
+  const ScalePlan plan = plan_scale(unrecorded, {}, {}, fresh, kT0);
+  CHECK_FALSE(plan.scale_to);
+  CHECK(annotation(plan, kAppliedAnnotation) == "5");
+  CHECK_FALSE(annotation(plan, kDesiredAnnotation));
+  CHECK(plan.events.empty());
 
-  SUBCASE("an unfinished scale-down is finished without waiting the delay again") {
-    DeploymentFacts down = managed(6, 0);  // desired 4: scaling 6 -> 4 was decided
-    down.applied_annotation = "4";
-    down.replaced_annotation = "6";
+  SUBCASE("no longer wanted: recorded, and scaled back after the delay") {
+    DeploymentFacts healed = unrecorded;
+    healed.replicas.stranded = 0;  // the node came back meanwhile
     PlanMemory memory;
-    const ScalePlan plan = plan_scale(down, {}, {}, memory, kT0);
-    CHECK(plan.scale_to == 4);
-    CHECK(plan.direction == ScaleDirection::kDown);
-    CHECK_FALSE(plan.requeue_after);
+    const ScalePlan held = plan_scale(healed, {}, {}, memory, kT0);
+    CHECK_FALSE(held.scale_to);
+    CHECK(annotation(held, kAppliedAnnotation) == "5");
+    CHECK(held.requeue_after == 60s);
+    CHECK(plan_scale(healed, {}, {}, memory, kT0 + 60s).scale_to == 4);
   }
-  SUBCASE("an unfinished scale no longer wanted only sets the annotations straight") {
-    DeploymentFacts healed = half_done;
-    healed.replicas.stranded = 0;  // the node came back before the scale was finished
+  SUBCASE("the same count, owned by someone else, is a person's and adopted") {
+    DeploymentFacts person = unrecorded;
+    person.replicas_owned = false;  // kubectl scale --replicas=5 took spec.replicas over
     PlanMemory memory;
-    const ScalePlan plan = plan_scale(healed, {}, {}, memory, kT0);
-    CHECK_FALSE(plan.scale_to);
-    CHECK(annotation(plan, kAppliedAnnotation) == "4");
-    CHECK(annotation(plan, kReplacedAnnotation) == "<removed>");
-    CHECK_FALSE(annotation(plan, kDesiredAnnotation));
-    CHECK(plan.events.empty());
+    const ScalePlan adopted = plan_scale(person, {}, {}, memory, kT0);
+    CHECK_FALSE(adopted.scale_to);
+    CHECK(annotation(adopted, kDesiredAnnotation) == "5");
+    CHECK(annotation(adopted, kAppliedAnnotation) == "5");
+    REQUIRE(adopted.events.size() == 1);
+    CHECK(adopted.events[0].reason == "DesiredReplicasAdopted");
   }
-  SUBCASE("any other spec.replicas is a person's, even while replaced-replicas is there") {
-    DeploymentFacts person = half_done;
-    person.spec_replicas = 7;
-    PlanMemory memory;
-    const ScalePlan plan = plan_scale(person, {}, {}, memory, kT0);
-    CHECK_FALSE(plan.scale_to);
-    CHECK(annotation(plan, kDesiredAnnotation) == "7");
-    CHECK(annotation(plan, kAppliedAnnotation) == "7");
-    CHECK(annotation(plan, kReplacedAnnotation) == "<removed>");
-    REQUIRE(plan.events.size() == 1);
-    CHECK(plan.events[0].reason == "DesiredReplicasAdopted");
-  }
-  SUBCASE("once cleared, a person setting the old count back is adopted") {
-    DeploymentFacts person = managed(5, 1);  // scaled 4 -> 5, replaced-replicas removed
+  SUBCASE("once recorded, a person setting the old count back is adopted") {
+    DeploymentFacts person = managed(5, 1);  // scaled 4 -> 5 and recorded
     person.spec_replicas = 4;                // kubectl scale --replicas=4
     PlanMemory memory;
-    const ScalePlan plan = plan_scale(person, {}, {}, memory, kT0);
-    CHECK_FALSE(plan.scale_to);
-    CHECK(annotation(plan, kDesiredAnnotation) == "4");
+    const ScalePlan adopted = plan_scale(person, {}, {}, memory, kT0);
+    CHECK_FALSE(adopted.scale_to);
+    CHECK(annotation(adopted, kDesiredAnnotation) == "4");
   }
 }
 
@@ -366,6 +367,11 @@ TEST_CASE("opting out restores desired replicas and removes the annotations") {
     const ScalePlan keep = plan_scale(d, {}, {}, memory, kT0);
     CHECK_FALSE(keep.scale_to);
     CHECK(annotation(keep, kAppliedAnnotation) == "<removed>");
+  }
+  SUBCASE("the operator's own unrecorded scale is undone") {
+    d.spec_replicas = 6;
+    d.replicas_owned = true;  // applied still says 5
+    CHECK(plan_scale(d, {}, {}, memory, kT0).scale_to == 4);
   }
   SUBCASE("never managed: nothing to do") {
     DeploymentFacts plain;

@@ -4,6 +4,7 @@
 // out, idempotence across restarts and leader election between two operators.
 #include <doctest/doctest.h>
 
+#include "operator/annotations.hpp"
 #include "test/operator_e2e/operator_fixture.hpp"
 
 namespace rg::op::testing {
@@ -104,15 +105,46 @@ TEST_CASE("a person's change of spec.replicas is adopted as the new desired coun
   CHECK(f.spec_replicas("web") == 5);
 }
 
-// The operator writes a scale as two writes: its annotations (applied-replicas, the count it
-// replaces), then the scale subresource. These tests stop the operator, leave the cluster as a
-// crash between the two writes would, and start a fresh operator without any memory of it.
-void write_annotations_of_a_scale(OperatorFixture& f, const std::string& name, int from, int to) {
-  f.cluster.annotate_deployment(name, "replica-guard.io/replaced-replicas", std::to_string(from));
-  f.cluster.annotate_deployment(name, "replica-guard.io/applied-replicas", std::to_string(to));
+constexpr std::string_view kApplied = "replica-guard.io/applied-replicas";
+
+// Sets spec.replicas through the scale subresource as `manager` would (kubectl scale, or the
+// operator itself).
+void scale_as(OperatorFixture& f, const std::string& name, int replicas, std::string_view manager) {
+  f.cluster.registry.update(f.cluster.type("apps", "deployments"), "default", name, "scale",
+                            [&](boost::json::object view) {
+                              view["spec"].as_object()["replicas"] = replicas;
+                              view["metadata"].as_object().erase("resourceVersion");
+                              return view;
+                            },
+                            {std::string(manager)});
 }
 
-TEST_CASE("a scale-up interrupted between its two writes is finished by the next operator") {
+TEST_CASE("a person's kubectl scale after the operator's surge is adopted, not undone") {
+  OperatorFixture f;
+  f.start_operator();
+  guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
+  const auto [victim, stranded] = f.busiest_node("web");
+  REQUIRE(stranded > 0);
+  f.cluster.stop_kubelet(victim, true);
+  REQUIRE(f.run_until([&] {
+    return f.spec_replicas("web") == 6 + stranded &&
+           f.annotation("web", kApplied) == std::to_string(6 + stranded);
+  }));
+  scale_as(f, "web", 10, "kubectl");
+  CHECK_MESSAGE(f.run_until([&] { return f.annotation("web", kDesired) == "10"; }),
+                "desired annotation is \"" << f.annotation("web", kDesired) << "\"");
+  CHECK(reported(f, "web", "DesiredReplicasAdopted"));
+  // The node is still down: the surge now rides on the person's count.
+  CHECK_MESSAGE(f.run_until([&] { return f.spec_replicas("web") == 10 + stranded; }),
+                "spec.replicas " << f.spec_replicas("web") << ", expected " << 10 + stranded);
+}
+
+// The operator writes a scale as two writes: the scale subresource, then (in the reconcile its
+// echo brings) applied-replicas recording the count. These tests stop the operator, leave the
+// cluster as a crash between the two writes would -- spec.replicas set through the scale
+// subresource by the operator's field manager, applied-replicas still the old count -- and start
+// a fresh operator without any memory of it: managedFields tell it the count is its own.
+TEST_CASE("a scale-up interrupted before its record is recorded by the next operator") {
   OperatorFixture f;
   auto& first = f.start_operator();
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
@@ -121,40 +153,27 @@ TEST_CASE("a scale-up interrupted between its two writes is finished by the next
   const auto [victim, stranded] = f.busiest_node("web");
   REQUIRE(stranded > 0);
   f.cluster.stop_kubelet(victim, true);
-  write_annotations_of_a_scale(f, "web", 6, 6 + stranded);  // ... and the operator died
+  scale_as(f, "web", 6 + stranded, kFieldManager);  // ... and the operator died
 
   f.start_operator();
-  CHECK_MESSAGE(f.run_until([&] {
-    return f.spec_replicas("web") == 6 + stranded &&
-           !f.has_annotation("web", "replica-guard.io/replaced-replicas");
-  }),
-                "spec.replicas " << f.spec_replicas("web") << ", expected " << 6 + stranded);
-  CHECK(reported(f, "web", "ScaledUpForStrandedPods"));
+  CHECK_MESSAGE(
+      f.run_until([&] { return f.annotation("web", kApplied) == std::to_string(6 + stranded); }),
+      "applied-replicas \"" << f.annotation("web", kApplied) << "\", expected " << 6 + stranded);
+  CHECK(f.spec_replicas("web") == 6 + stranded);
   CHECK(f.annotation("web", kDesired) == "6");
   CHECK_FALSE(f.has_event("web", "DesiredReplicasAdopted"));
 }
 
-TEST_CASE("a scale-down interrupted between its two writes is finished, the surge not locked in") {
+TEST_CASE("a surge interrupted before its record is not locked in once unneeded") {
   OperatorFixture f;
-  Options patient = e2e_options();
-  patient.scale_down_delay = "1h";  // the first operator surges, then holds the surge
-  auto& first = f.start_operator(patient);
-  guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
-  const auto [victim, stranded] = f.busiest_node("web");
-  REQUIRE(stranded > 0);
-  f.cluster.stop_kubelet(victim, true);
-  REQUIRE(f.run_until([&] {
-    return f.spec_replicas("web") == 6 + stranded &&
-           !f.has_annotation("web", "replica-guard.io/replaced-replicas");
-  }));
-  f.cluster.stop_kubelet(victim, false);
+  auto& first = f.start_operator();
+  guard_and_settle(f, "web", 6);
   f.stop_operator(first);
-  write_annotations_of_a_scale(f, "web", 6 + stranded, 6);  // ... and the operator died
+  scale_as(f, "web", 8, kFieldManager);  // a surge the node's recovery made unneeded
 
   f.start_operator();
   CHECK_MESSAGE(f.run_until([&] {
-    return f.spec_replicas("web") == 6 &&
-           !f.has_annotation("web", "replica-guard.io/replaced-replicas");
+    return f.spec_replicas("web") == 6 && f.annotation("web", kApplied) == "6";
   }),
                 "spec.replicas stayed " << f.spec_replicas("web"));
   CHECK(reported(f, "web", "ScaledDownAfterRecovery"));
