@@ -99,13 +99,13 @@ std::shared_ptr<const client::Deployment> scaled_by_operator(
   return d;
 }
 
-std::shared_ptr<const client::Pod> pod(std::string name, std::string node, bool ready,
+std::shared_ptr<const client::Pod> pod(std::string_view name, std::string_view node, bool ready,
                                        std::string app = "web") {
   auto p = std::make_shared<client::Pod>();
   p->metadata.namespace_ = "shop";
-  p->metadata.name = std::move(name);
+  p->metadata.name = name;
   p->metadata.labels = {{"app", std::move(app)}};
-  p->spec.node_name = std::move(node);
+  p->spec.node_name = node;
   client::PodCondition condition;
   condition.type = "Ready";
   condition.status = ready ? "True" : "False";
@@ -113,10 +113,10 @@ std::shared_ptr<const client::Pod> pod(std::string name, std::string node, bool 
   return p;
 }
 
-std::shared_ptr<const client::Node> node(std::string name, std::string ready,
+std::shared_ptr<const client::Node> node(std::string_view name, std::string ready,
                                          std::string since = "2020-01-01T00:00:00Z") {
   auto n = std::make_shared<client::Node>();
-  n->metadata.name = std::move(name);
+  n->metadata.name = name;
   client::NodeCondition condition;
   condition.type = "Ready";
   condition.status = std::move(ready);
@@ -152,7 +152,7 @@ struct World {
     asio::io_context io;
     op::ReconcileOutcome outcome;
     asio::co_spawn(io, reconciler.reconcile("shop/web"),
-                   [&](std::exception_ptr e, op::ReconcileOutcome o) {
+                   [&](const std::exception_ptr& e, op::ReconcileOutcome o) {
                      if (e) std::rethrow_exception(e);
                      outcome = o;
                    });
@@ -319,10 +319,10 @@ TEST_CASE("a Deployment an HPA scales gets a Warning and no write, even with pod
   World w;
   w.cluster_with_failed_node();
   w.deployments.add(deployment(3, kManaged));
-  const auto hpa = [](std::string name, std::string kind, std::string target) {
+  const auto hpa = [](std::string_view name, std::string kind, std::string target) {
     auto h = std::make_shared<client::HorizontalPodAutoscaler>();
     h->metadata.namespace_ = "shop";
-    h->metadata.name = std::move(name);
+    h->metadata.name = name;
     h->spec.scale_target_ref = {"apps/v1", std::move(kind), std::move(target)};
     return h;
   };
@@ -367,7 +367,7 @@ TEST_CASE("caches split by namespace read as one: a stranded pod in the second i
   std::sort(keys.begin(), keys.end());
   CHECK(keys == std::vector<std::string>{"blog/web"});  // shop/web is not in the caches
   asio::io_context io;
-  asio::co_spawn(io, reconciler.reconcile("blog/web"), [](std::exception_ptr e, auto) {
+  asio::co_spawn(io, reconciler.reconcile("blog/web"), [](const std::exception_ptr& e, auto) {
     if (e) std::rethrow_exception(e);
   });
   io.run();

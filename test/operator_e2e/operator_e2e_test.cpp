@@ -35,7 +35,9 @@ TEST_CASE("a failed node's stranded pods are replaced by a surge, removed after 
   f.start_operator();
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
 
-  const auto [victim, stranded] = f.busiest_node("web");
+  const auto busiest = f.busiest_node("web");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   REQUIRE(stranded > 0);
   f.cluster.stop_kubelet(victim, true);
   CHECK_MESSAGE(f.run_until([&] { return f.spec_replicas("web") == 6 + stranded; }),
@@ -56,7 +58,9 @@ TEST_CASE("max-surge bounds the surge however many pods are stranded") {
   f.start_operator();
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "1"}});
 
-  const auto [victim, stranded] = f.busiest_node("web");
+  const auto busiest = f.busiest_node("web");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   REQUIRE(stranded >= 2);
   f.cluster.stop_kubelet(victim, true);
   int highest = 0;
@@ -81,7 +85,9 @@ TEST_CASE("dry-run computes and reports, and never writes") {
   f.create_guarded_deployment("web", 6, {{"replica-guard.io/max-surge", "100%"}});
   REQUIRE(f.run_until([&] { return f.ready_pods("web") == 6; }));
 
-  const auto [victim, stranded] = f.busiest_node("web");
+  const auto busiest = f.busiest_node("web");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   f.cluster.stop_kubelet(victim, true);
   bool wrote = false;
   CHECK(f.run_until([&] {
@@ -123,7 +129,9 @@ TEST_CASE("a person's kubectl scale after the operator's surge is adopted, not u
   OperatorFixture f;
   f.start_operator();
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
-  const auto [victim, stranded] = f.busiest_node("web");
+  const auto busiest = f.busiest_node("web");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   REQUIRE(stranded > 0);
   f.cluster.stop_kubelet(victim, true);
   REQUIRE(f.run_until([&] {
@@ -150,7 +158,9 @@ TEST_CASE("a scale-up interrupted before its record is recorded by the next oper
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
   f.stop_operator(first);
 
-  const auto [victim, stranded] = f.busiest_node("web");
+  const auto busiest = f.busiest_node("web");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   REQUIRE(stranded > 0);
   f.cluster.stop_kubelet(victim, true);
   scale_as(f, "web", 6 + stranded, kFieldManager);  // ... and the operator died
@@ -189,7 +199,9 @@ TEST_CASE("paused Deployments are left alone while others surge") {
   f.cluster.edit_deployment("held", [](boost::json::object& spec) { spec["paused"] = true; });
 
   // Two nodes: whichever fails strands pods of both Deployments.
-  const auto [victim, stranded] = f.busiest_node("held");
+  const auto busiest = f.busiest_node("held");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   f.cluster.stop_kubelet(victim, true);
   CHECK(f.run_until([&] { return f.spec_replicas("web") > 4; }));
   CHECK(f.spec_replicas("held") == 4);
@@ -210,7 +222,9 @@ TEST_CASE("a Deployment an HPA scales is left to it, and guarded again once the 
   REQUIRE(f.run_until([&] { return f.ready_pods("scaled") == 5; }));
 
   // Two nodes: whichever fails strands pods of both Deployments.
-  const auto [victim, stranded] = f.busiest_node("scaled");
+  const auto busiest = f.busiest_node("scaled");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   REQUIRE(stranded > 0);
   f.cluster.stop_kubelet(victim, true);
   bool wrote = false;
@@ -246,7 +260,9 @@ TEST_CASE("with --detect-hpa=false HPAs are not watched, and their Deployments a
   f.start_operator(options);
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
   f.create_hpa("web", "web");
-  const auto [victim, stranded] = f.busiest_node("web");
+  const auto busiest = f.busiest_node("web");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   f.cluster.stop_kubelet(victim, true);
   CHECK(f.run_until([&] { return f.spec_replicas("web") == 6 + stranded; }));
   CHECK_FALSE(f.has_event("web", "HorizontalPodAutoscalerPresent"));
@@ -281,7 +297,9 @@ TEST_CASE("several --namespace values: each is guarded through its own informers
   REQUIRE(f.run_until([&] { return shop_desired() == "4" && ready_in_shop() == 4; }));
 
   // Whichever node fails holds pods of both (two nodes, four pods each, spread by the scheduler).
-  const auto [victim, stranded] = f.busiest_node("web");
+  const auto busiest = f.busiest_node("web");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   int stranded_in_shop = 0;
   for (const auto& pod : f.cluster.list("", "pods", "shop"))
     stranded_in_shop += pod.at("spec").as_object().if_contains("nodeName") &&
@@ -299,7 +317,9 @@ TEST_CASE("opting out restores the desired replicas and removes the operator's a
   OperatorFixture f;
   f.start_operator();
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
-  const auto [victim, stranded] = f.busiest_node("web");
+  const auto busiest = f.busiest_node("web");
+  const std::string& victim = busiest.first;
+  const int stranded = busiest.second;
   f.cluster.stop_kubelet(victim, true);
   REQUIRE(f.run_until([&] { return f.spec_replicas("web") == 6 + stranded; }));
 
