@@ -162,8 +162,9 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
 boost::asio::awaitable<void> Reconciler::carry_out(const std::string& key,
                                                    const client::Deployment& d,
                                                    const ScalePlan& plan) {
-  const std::string& ns = d.metadata.namespace_;
-  const std::string& name = d.metadata.name;
+  // Copies: the writer takes std::strings, the cache keeps CompactStrings.
+  const std::string ns(d.metadata.namespace_);
+  const std::string name(d.metadata.name);
   const bool writes = !plan.annotations.empty() || plan.scale_to;
   if (writes && !config_.dry_run) {
     if (!may_write_()) {
@@ -244,9 +245,9 @@ informer::Indexers<client::Deployment> deployment_indexers() {
   auto indexers = informer::default_indexers<client::Deployment>();
   indexers.emplace(kDeploymentsBySelectorIndex, [](const client::Deployment& d) {
     const auto& match = d.spec.selector.match_labels;
-    const std::string& ns = d.metadata.namespace_;
+    const std::string_view ns = d.metadata.namespace_;
     return std::vector<std::string>{
-        match.empty() ? ns + "/"
+        match.empty() ? std::string(ns) + "/"
                       : label_index_value(ns, match.begin()->first, match.begin()->second)};
   });
   return indexers;
@@ -313,8 +314,8 @@ std::vector<std::string> Reconciler::deployments_for_pod(const client::Pod& pod)
     }
   };
   // Each Deployment is indexed under one value, so no Deployment is considered twice.
-  const std::string& ns = pod.metadata.namespace_;
-  consider(ns + "/");
+  const std::string_view ns = pod.metadata.namespace_;
+  consider(std::string(ns) + "/");
   for (const auto& [key, value] : pod.metadata.labels) consider(label_index_value(ns, key, value));
   return keys;
 }
