@@ -81,8 +81,8 @@ class Connection final : public ResponseStream,
   // The status line and headers are written by hand into a buffer the connection reuses, and
   // go out with the body in one gathered write. The header fields are what Beast's
   // response::set() and prepare_payload() would make: Server first, a later header of the same
-  // name replaces an earlier one, Connection: close when the connection ends, Content-Length
-  // last (none for 1xx, 204 and 304).
+  // name replaces an earlier one (except Warning: kube-apiserver sends one per warning),
+  // Connection: close when the connection ends, Content-Length last (none for 1xx, 204 and 304).
   asio::awaitable<void> send(HttpResponse& response) override {
     head_.clear();
     head_.append("HTTP/1.1 ").append(std::to_string(response.status)).append(" ");
@@ -93,6 +93,7 @@ class Connection final : public ResponseStream,
       const std::string& name = headers[i].first;
       if (beast::iequals(name, "server") || beast::iequals(name, "content-length")) continue;
       const bool replaced =
+          !beast::iequals(name, "warning") &&
           std::any_of(headers.begin() + static_cast<std::ptrdiff_t>(i) + 1, headers.end(),
                       [&](const auto& later) { return beast::iequals(later.first, name); });
       if (!replaced) head_.append(name).append(": ").append(headers[i].second).append("\r\n");

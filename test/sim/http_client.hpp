@@ -22,7 +22,8 @@ using tcp = boost::asio::ip::tcp;
 
 struct Reply {
   int status = 0;
-  std::map<std::string, std::string> headers;  // lower-case names
+  std::map<std::string, std::string> headers;  // lower-case names; the last of repeated ones
+  std::vector<std::string> warnings;           // every Warning header, in order
   std::string body;
   bool chunked = false;
   boost::json::value json() const { return boost::json::parse(body); }
@@ -63,6 +64,7 @@ Reply exchange(Stream& stream, const std::string& method, const std::string& tar
     std::string name(field.name_string());
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     reply.headers[name] = std::string(field.value());
+    if (name == "warning") reply.warnings.emplace_back(field.value());
   }
   reply.body = response.body();
   return reply;
