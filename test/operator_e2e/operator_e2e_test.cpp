@@ -35,18 +35,14 @@ TEST_CASE("a failed node's stranded pods are replaced by a surge, removed after 
   f.start_operator();
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
 
-  const auto busiest = f.busiest_node("web");
-  const std::string& victim = busiest.first;
-  const int stranded = busiest.second;
-  REQUIRE(stranded > 0);
-  f.cluster.stop_kubelet(victim, true);
-  CHECK_MESSAGE(f.run_until([&] { return f.spec_replicas("web") == 6 + stranded; }),
-                "spec.replicas is " << f.spec_replicas("web") << ", expected " << 6 + stranded);
+  const auto failed = f.fail_busiest_node("web");
+  CHECK_MESSAGE(f.run_until([&] { return f.spec_replicas("web") == 6 + failed.pods; }),
+                "spec.replicas is " << f.spec_replicas("web") << ", expected " << 6 + failed.pods);
   CHECK(reported(f, "web", "ScaledUpForStrandedPods"));
   // The surge serves: the replacements run on the healthy nodes.
   CHECK(f.run_until([&] { return f.ready_pods("web") >= 6; }));
 
-  f.cluster.stop_kubelet(victim, false);
+  f.cluster.stop_kubelet(failed.node, false);
   CHECK_MESSAGE(f.run_until([&] { return f.spec_replicas("web") == 6; }),
                 "spec.replicas stayed " << f.spec_replicas("web") << " after recovery");
   CHECK(reported(f, "web", "ScaledDownAfterRecovery"));
@@ -59,10 +55,8 @@ TEST_CASE("max-surge bounds the surge however many pods are stranded") {
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "1"}});
 
   const auto busiest = f.busiest_node("web");
-  const std::string& victim = busiest.first;
-  const int stranded = busiest.second;
-  REQUIRE(stranded >= 2);
-  f.cluster.stop_kubelet(victim, true);
+  REQUIRE(busiest.pods >= 2);
+  f.cluster.stop_kubelet(busiest.node, true);
   int highest = 0;
   CHECK(f.run_until([&] {
     highest = std::max(highest, f.spec_replicas("web"));
@@ -71,7 +65,7 @@ TEST_CASE("max-surge bounds the surge however many pods are stranded") {
   // Give the operator every chance to overshoot: wait until the replacement is Ready too.
   CHECK(f.run_until([&] {
     highest = std::max(highest, f.spec_replicas("web"));
-    return f.ready_pods("web") == 6 - stranded + 1;
+    return f.ready_pods("web") == 6 - busiest.pods + 1;
   }));
   CHECK(highest == 7);
   CHECK(f.spec_replicas("web") == 7);
@@ -85,7 +79,7 @@ TEST_CASE("dry-run computes and reports, and never writes") {
   f.create_guarded_deployment("web", 6, {{"replica-guard.io/max-surge", "100%"}});
   REQUIRE(f.run_until([&] { return f.ready_pods("web") == 6; }));
 
-  f.cluster.stop_kubelet(f.busiest_node("web").first, true);
+  f.fail_busiest_node("web");
   bool wrote = false;
   CHECK(f.run_until([&] {
     wrote = wrote || f.spec_replicas("web") != 6;
@@ -126,22 +120,18 @@ TEST_CASE("a person's kubectl scale after the operator's surge is adopted, not u
   OperatorFixture f;
   f.start_operator();
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
-  const auto busiest = f.busiest_node("web");
-  const std::string& victim = busiest.first;
-  const int stranded = busiest.second;
-  REQUIRE(stranded > 0);
-  f.cluster.stop_kubelet(victim, true);
+  const auto failed = f.fail_busiest_node("web");
   REQUIRE(f.run_until([&] {
-    return f.spec_replicas("web") == 6 + stranded &&
-           f.annotation("web", kApplied) == std::to_string(6 + stranded);
+    return f.spec_replicas("web") == 6 + failed.pods &&
+           f.annotation("web", kApplied) == std::to_string(6 + failed.pods);
   }));
   scale_as(f, "web", 10, "kubectl");
   CHECK_MESSAGE(f.run_until([&] { return f.annotation("web", kDesired) == "10"; }),
                 "desired annotation is \"" << f.annotation("web", kDesired) << "\"");
   CHECK(reported(f, "web", "DesiredReplicasAdopted"));
   // The node is still down: the surge now rides on the person's count.
-  CHECK_MESSAGE(f.run_until([&] { return f.spec_replicas("web") == 10 + stranded; }),
-                "spec.replicas " << f.spec_replicas("web") << ", expected " << 10 + stranded);
+  CHECK_MESSAGE(f.run_until([&] { return f.spec_replicas("web") == 10 + failed.pods; }),
+                "spec.replicas " << f.spec_replicas("web") << ", expected " << 10 + failed.pods);
 }
 
 // The operator writes a scale as two writes: the scale subresource, then (in the reconcile its
@@ -155,18 +145,14 @@ TEST_CASE("a scale-up interrupted before its record is recorded by the next oper
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
   f.stop_operator(first);
 
-  const auto busiest = f.busiest_node("web");
-  const std::string& victim = busiest.first;
-  const int stranded = busiest.second;
-  REQUIRE(stranded > 0);
-  f.cluster.stop_kubelet(victim, true);
-  scale_as(f, "web", 6 + stranded, kFieldManager);  // ... and the operator died
+  const auto failed = f.fail_busiest_node("web");
+  scale_as(f, "web", 6 + failed.pods, kFieldManager);  // ... and the operator died
 
   f.start_operator();
   CHECK_MESSAGE(
-      f.run_until([&] { return f.annotation("web", kApplied) == std::to_string(6 + stranded); }),
-      "applied-replicas \"" << f.annotation("web", kApplied) << "\", expected " << 6 + stranded);
-  CHECK(f.spec_replicas("web") == 6 + stranded);
+      f.run_until([&] { return f.annotation("web", kApplied) == std::to_string(6 + failed.pods); }),
+      "applied-replicas \"" << f.annotation("web", kApplied) << "\", expected " << 6 + failed.pods);
+  CHECK(f.spec_replicas("web") == 6 + failed.pods);
   CHECK(f.annotation("web", kDesired) == "6");
   CHECK_FALSE(f.has_event("web", "DesiredReplicasAdopted"));
 }
@@ -196,7 +182,7 @@ TEST_CASE("paused Deployments are left alone while others surge") {
   f.cluster.edit_deployment("held", [](boost::json::object& spec) { spec["paused"] = true; });
 
   // Two nodes: whichever fails strands pods of both Deployments.
-  f.cluster.stop_kubelet(f.busiest_node("held").first, true);
+  f.fail_busiest_node("held");
   CHECK(f.run_until([&] { return f.spec_replicas("web") > 4; }));
   CHECK(f.spec_replicas("held") == 4);
   CHECK_FALSE(f.has_event("held", "ScaledUpForStrandedPods"));
@@ -216,11 +202,7 @@ TEST_CASE("a Deployment an HPA scales is left to it, and guarded again once the 
   REQUIRE(f.run_until([&] { return f.ready_pods("scaled") == 5; }));
 
   // Two nodes: whichever fails strands pods of both Deployments.
-  const auto busiest = f.busiest_node("scaled");
-  const std::string& victim = busiest.first;
-  const int stranded = busiest.second;
-  REQUIRE(stranded > 0);
-  f.cluster.stop_kubelet(victim, true);
+  f.fail_busiest_node("scaled");
   bool wrote = false;
   const auto untouched = [&] {
     return f.spec_replicas("scaled") == 5 && f.annotation("scaled", kDesired) == "4" &&
@@ -254,11 +236,8 @@ TEST_CASE("with --detect-hpa=false HPAs are not watched, and their Deployments a
   f.start_operator(options);
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
   f.create_hpa("web", "web");
-  const auto busiest = f.busiest_node("web");
-  const std::string& victim = busiest.first;
-  const int stranded = busiest.second;
-  f.cluster.stop_kubelet(victim, true);
-  CHECK(f.run_until([&] { return f.spec_replicas("web") == 6 + stranded; }));
+  const auto failed = f.fail_busiest_node("web");
+  CHECK(f.run_until([&] { return f.spec_replicas("web") == 6 + failed.pods; }));
   CHECK_FALSE(f.has_event("web", "HorizontalPodAutoscalerPresent"));
 }
 
@@ -292,16 +271,14 @@ TEST_CASE("several --namespace values: each is guarded through its own informers
 
   // Whichever node fails holds pods of both (two nodes, four pods each, spread by the scheduler).
   const auto busiest = f.busiest_node("web");
-  const std::string& victim = busiest.first;
-  const int stranded = busiest.second;
   int stranded_in_shop = 0;
   for (const auto& pod : f.cluster.list("", "pods", "shop"))
     stranded_in_shop += pod.at("spec").as_object().if_contains("nodeName") &&
-                                pod.at("spec").at("nodeName").as_string() == victim
+                                pod.at("spec").at("nodeName").as_string() == busiest.node
                             ? 1
                             : 0;
-  f.cluster.stop_kubelet(victim, true);
-  CHECK(f.run_until([&] { return f.spec_replicas("web") == 4 + stranded; }));
+  f.cluster.stop_kubelet(busiest.node, true);
+  CHECK(f.run_until([&] { return f.spec_replicas("web") == 4 + busiest.pods; }));
   CHECK(f.run_until([&] { return shop_replicas() == 4 + stranded_in_shop; }));
   const auto other = f.deployment_in("other", "other-web");
   CHECK_FALSE(other.at("metadata").as_object().at("annotations").as_object().contains(kDesired));
@@ -311,11 +288,8 @@ TEST_CASE("opting out restores the desired replicas and removes the operator's a
   OperatorFixture f;
   f.start_operator();
   guard_and_settle(f, "web", 6, {{"replica-guard.io/max-surge", "100%"}});
-  const auto busiest = f.busiest_node("web");
-  const std::string& victim = busiest.first;
-  const int stranded = busiest.second;
-  f.cluster.stop_kubelet(victim, true);
-  REQUIRE(f.run_until([&] { return f.spec_replicas("web") == 6 + stranded; }));
+  const auto failed = f.fail_busiest_node("web");
+  REQUIRE(f.run_until([&] { return f.spec_replicas("web") == 6 + failed.pods; }));
 
   f.cluster.annotate_deployment("web", "replica-guard.io/enabled", std::nullopt);
   CHECK_MESSAGE(f.run_until([&] {

@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <map>
+#include <utility>
 
 #include "client/config/resolve.hpp"
 #include "operator/logging.hpp"
@@ -94,7 +95,7 @@ OperatorFixture::Operator& OperatorFixture::start_operator(Options options) {
       cluster.io, op.manager->run(),
       boost::asio::bind_cancellation_slot(op.stop.slot(), [&op](std::exception_ptr error) {
         op.finished = true;
-        op.error = error;
+        op.error = std::move(error);
       }));
   return op;
 }
@@ -216,13 +217,20 @@ int OperatorFixture::ready_pods(const std::string& app) const {
   return ready;
 }
 
-std::pair<std::string, int> OperatorFixture::busiest_node(const std::string& app) const {
+OperatorFixture::BusiestNode OperatorFixture::busiest_node(const std::string& app) const {
   std::map<std::string, int> per_node;
   for (const json::object& pod : cluster.pods_of(app)) ++per_node[node_of(pod)];
-  std::pair<std::string, int> busiest;
+  BusiestNode busiest;
   for (const auto& [node, count] : per_node) {
-    if (!node.empty() && count > busiest.second) busiest = {node, count};
+    if (!node.empty() && count > busiest.pods) busiest = {node, count};
   }
+  return busiest;
+}
+
+OperatorFixture::BusiestNode OperatorFixture::fail_busiest_node(const std::string& app) {
+  BusiestNode busiest = busiest_node(app);
+  REQUIRE_MESSAGE(busiest.pods > 0, "no node runs a pod of " << app);
+  cluster.stop_kubelet(busiest.node, true);
   return busiest;
 }
 

@@ -68,9 +68,15 @@ class OperatorFixture {
   bool has_annotation(const std::string& name, std::string_view key) const;
   /// Ready, non-terminating pods of `app` on nodes whose kubelet runs.
   int ready_pods(const std::string& app) const;
-  /// The node running the most pods of `app`, and how many. (Tests name the two as locals, not
-  /// a structured binding: their lambdas capture them, which clang 14 refuses for bindings.)
-  std::pair<std::string, int> busiest_node(const std::string& app) const;
+  struct BusiestNode {
+    std::string node;
+    int pods = 0;
+  };
+  /// The node running the most pods of `app`, and how many.
+  BusiestNode busiest_node(const std::string& app) const;
+  /// Stops the kubelet of busiest_node(app) (REQUIREs that it runs a pod of `app`): the node
+  /// fails, and its pods of `app` are stranded.
+  BusiestNode fail_busiest_node(const std::string& app);
   /// How often Events with `reason` were reported for Deployment `name` (their counts summed).
   int event_count(const std::string& name, std::string_view reason) const;
   bool has_event(const std::string& name, std::string_view reason) const {
