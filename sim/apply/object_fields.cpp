@@ -109,8 +109,12 @@ void diff(const json::value& before, const json::value& after, Cursor& at, Compa
 void diff_object(const json::object& before, const json::object& after, Cursor& at,
                  Comparison& out) {
   for (const auto& [key, value] : after) {
+    const auto* old = before.if_contains(key);
+    // An identical subtree holds no change: a write touches a few fields of a large object, and
+    // comparing values is much cheaper than naming each field on the way down.
+    if (old != nullptr && *old == value) continue;
     at.enter_field(key);
-    if (const auto* old = before.if_contains(key))
+    if (old != nullptr)
       diff(*old, value, at, out);
     else
       added(value, at, out.changed);

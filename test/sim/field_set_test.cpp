@@ -96,3 +96,57 @@ TEST_CASE("compare reports changed and removed fields; merge and remove follow k
   CHECK(merged.at("spec").at("template").at("spec").at("containers") ==
         json::parse(R"([{"name":"c"},{"name":"e"}])"));
 }
+
+TEST_CASE("compare skips identical subtrees but finds a change deep beside them") {
+  using namespace rg::sim::apply;
+  const auto before = object_of(
+      R"({"metadata":{"name":"d","annotations":{"a":"1"},"labels":{"app":"w"}},
+          "spec":{"replicas":1,"template":{"metadata":{"labels":{"app":"w"}},"spec":{
+              "containers":[{"name":"c","image":"x","env":[{"name":"A","value":"1"}]},
+                            {"name":"d","image":"y"}]}}},
+          "status":{"conditions":[{"type":"Available","status":"True"}]}})");
+  // The same object, its keys in another order: nothing changed.
+  auto same = object_of(
+      R"({"status":{"conditions":[{"status":"True","type":"Available"}]},
+          "spec":{"template":{"spec":{"containers":[{"name":"c","image":"x","env":[{"value":"1","name":"A"}]},
+                                                    {"image":"y","name":"d"}]},
+                              "metadata":{"labels":{"app":"w"}}},"replicas":1},
+          "metadata":{"labels":{"app":"w"},"annotations":{"a":"1"},"name":"d"}})");
+  auto nothing = compare(before, same, "Deployment");
+  CHECK(nothing.changed.empty());
+  CHECK(nothing.removed.empty());
+
+  // Keyed list items swapped: matched by key, so still nothing.
+  auto swapped = before;
+  auto& containers =
+      swapped["spec"].as_object()["template"].as_object()["spec"].as_object()["containers"];
+  containers = json::array{containers.as_array()[1], containers.as_array()[0]};
+  nothing = compare(before, swapped, "Deployment");
+  CHECK(nothing.changed.empty());
+  CHECK(nothing.removed.empty());
+
+  // One value deep in a list item; everything around it identical.
+  auto deep = before;
+  deep["spec"]
+      .as_object()["template"]
+      .as_object()["spec"]
+      .as_object()["containers"]
+      .as_array()[0]
+      .as_object()["env"]
+      .as_array()[0]
+      .as_object()["value"] = "2";
+  auto changes = compare(before, deep, "Deployment");
+  CHECK(changes.changed.to_json() ==
+        json::parse(R"({"f:spec":{"f:template":{"f:spec":{"f:containers":{
+            "k:{\"name\":\"c\"}":{"f:env":{"k:{\"name\":\"A\"}":{"f:value":{}}}}}}}}})"));
+  CHECK(changes.removed.empty());
+
+  // An annotation added and a label removed; the unchanged spec and status add nothing.
+  auto meta = before;
+  meta["metadata"].as_object()["annotations"].as_object()["b"] = "2";
+  meta["metadata"].as_object().erase("labels");
+  changes = compare(before, meta, "Deployment");
+  CHECK(changes.changed.to_json() == json::parse(R"({"f:metadata":{"f:annotations":{"f:b":{}}}})"));
+  CHECK(changes.removed.to_json() ==
+        json::parse(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"));
+}
