@@ -188,7 +188,9 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     co_await serve_watch(registry_, type, ns, request, stream, negotiation, options_.watch);
     co_return;
   }
-  auto reply = [&](int code, const StoredObject& object) -> HttpResponse {
+  // `scale`: the result's Scale when the write built it already.
+  auto reply = [&](int code, const StoredObject& object,
+                   const json::object* scale = nullptr) -> HttpResponse {
     if (negotiation.table && sub.empty()) {
       auto encoder =
           make_table_encoder(type, negotiation.table_api_version, negotiation.include_object);
@@ -199,7 +201,9 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
       chunk.add(encoder->list_footer());
       return json_response(code, chunk.joined());
     }
-    if (sub == "scale") return json_response(code, json::serialize(registry_.view_of(object, sub)));
+    if (sub == "scale")
+      return json_response(
+          code, json::serialize(scale != nullptr ? *scale : registry_.view_of(object, sub)));
     return json_response(code, object.typed_json());
   };
 
@@ -229,8 +233,10 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     const auto warnings =
         scale ? std::vector<std::string>() : apply::validate_fields(field_validation, type, body);
     auto intent = [&](const json::object& /*current*/) { return body; };
-    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb));
-    HttpResponse response = reply(200, *object);
+    json::object scale_view;
+    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb),
+                                   scale ? &scale_view : nullptr);
+    HttpResponse response = reply(200, *object, scale ? &scale_view : nullptr);
     add_warnings(response, warnings);
     co_await stream.send(response);
   } else if (verb == "patch") {
@@ -258,24 +264,28 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
                               "Forbidden: may not be specified for non-apply patch"}});
     auto patch = parse_json_or_yaml(request.body);
     const std::string kind = sub == "scale" ? "Scale" : type.kind;
-    auto intent = [&](json::object current) -> json::object {
-      json::value result;
+    auto patched = [&](json::object current) -> json::value {
       switch (patch_kind) {
         case PatchType::kMerge:
-          result = merge_patch(std::move(current), patch);
-          break;
+          return merge_patch(std::move(current), patch);
         case PatchType::kJson:
-          result = json_patch(std::move(current), patch);
-          break;
+          return json_patch(std::move(current), patch);
         default:
-          result = strategic_merge_patch(std::move(current), patch, kind);
-          break;
+          return strategic_merge_patch(std::move(current), patch, kind);
       }
+    };
+    auto intent = [&](json::object current) -> json::object {
+      // Initialized, not assigned: the result keeps the current object's memory (assigning to a
+      // value of another memory resource copies it).
+      json::value result = patched(std::move(current));
       if (!result.is_object()) throw errors::bad_request("the patch result is not an object");
       return std::move(result.get_object());
     };
-    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb));
-    HttpResponse response = reply(200, *object);
+    const bool scale = sub == "scale";
+    json::object scale_view;
+    auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb),
+                                   scale ? &scale_view : nullptr);
+    HttpResponse response = reply(200, *object, scale ? &scale_view : nullptr);
     co_await stream.send(response);
   } else if (verb == "delete") {
     auto result = registry_.remove(type, ns, info.name, delete_options(request));

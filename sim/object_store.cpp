@@ -168,6 +168,17 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
 
 ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
                         std::string_view name, const Mutation& mutate, bool dry_run) {
+  // The mutation's copy shares the current object's arena (boost::json copies keep the source's
+  // memory resource).
+  const auto edit_copy = [&](const StoredObject& current, const json::object& object) {
+    return mutate(current, json::object(object));
+  };
+  return rewrite(type, namespace_, name, edit_copy, dry_run);
+}
+
+ObjectPtr Store::rewrite(const ResourceType& type, std::string_view namespace_,
+                         std::string_view name, const Rewrite& build, bool dry_run,
+                         json::object* written) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
   ObjectPtr current = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
@@ -177,7 +188,7 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
   // mutation keeps its memory alive.
   json::object before = parse_stored_object(
       *current, json::make_shared_resource<json::monotonic_resource>(4 * current->body.size()));
-  json::object after = mutate(*current, before);
+  json::object after = build(*current, before);
   // Identity and bookkeeping fields are the store's, whatever the mutation did. (Keys are
   // inserted before taking references into the object: insertion may reallocate.)
   after["kind"] = before.at("kind");
@@ -191,25 +202,33 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
       metadata.erase(field);
   }
   metadata["resourceVersion"] = old_metadata.at("resourceVersion");
-  if (after == before) return current;
-  if (dry_run) return make_stored_object(type, after);
-  if (ready_to_delete(type, after)) return remove_locked(type, state, current);
-  metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
-  auto stored = make_stored_object(type, after);
-  ++resource_version_;
-  state.objects.insert(stored);
-  publish(state, {EventType::kModified, stored, current});
-  return stored;
+  ObjectPtr result;
+  if (after == before) {
+    result = current;
+  } else if (dry_run) {
+    result = make_stored_object(type, after);
+  } else if (ready_to_delete(type, after)) {
+    return remove_locked(type, state, current, written);
+  } else {
+    metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
+    result = make_stored_object(type, after);
+    ++resource_version_;
+    state.objects.insert(result);
+    publish(state, {EventType::kModified, result, current});
+  }
+  if (written != nullptr) *written = std::move(after);
+  return result;
 }
 
-ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state,
-                               const ObjectPtr& current) {
+ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state, const ObjectPtr& current,
+                               json::object* written) {
   json::object last = current->parse();
   object_at(last, "metadata")["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, last);
   ++resource_version_;
   state.objects.erase(current->key());
   publish(state, {EventType::kDeleted, stored, current});
+  if (written != nullptr) *written = std::move(last);
   return stored;
 }
 

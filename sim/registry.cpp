@@ -9,11 +9,11 @@
 #include <algorithm>
 #include <chrono>
 
-#include "client/labels/label_selector.hpp"
 #include "sim/api_error.hpp"
 #include "sim/apply/field_manager.hpp"
 #include "sim/apply/strategy.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/scale_view.hpp"
 #include "sim/service_account_controller.hpp"
 #include "sim/version_conversion.hpp"
 #include "sim/version_ownership.hpp"
@@ -28,40 +28,6 @@ bool spec_changed(const json::object& before, const json::object& after) {
   const auto* b = after.if_contains("spec");
   if (a == nullptr || b == nullptr) return a != b;
   return *a != *b;
-}
-
-std::string selector_string(const json::object& deployment) {
-  const auto* spec = find_object(deployment, "spec");
-  if (spec == nullptr) return {};
-  const auto* selector = spec->if_contains("selector");
-  if (selector == nullptr) return {};
-  try {
-    return client::LabelSelector::from_json(*selector).to_string();
-  } catch (const std::exception&) {
-    return {};
-  }
-}
-
-// An apply configuration of the scale subresource (an autoscaling/v1 Scale) as one of the
-// object: its spec.replicas is the object's, as the API server's scale handler maps the fields
-// a manager owns between the two.
-json::object scale_to_object(const ResourceType& type, std::string_view name,
-                             const json::object& scale) {
-  const std::string api_version = string_at(scale, "apiVersion");
-  const std::string kind = string_at(scale, "kind");
-  if (api_version != "autoscaling/v1" || kind != "Scale")
-    throw errors::bad_request(fmt::format(
-        "the apply configuration is a {} {}, but the scale subresource takes autoscaling/v1 Scale",
-        api_version, kind));
-  json::object metadata{{"name", name}};
-  if (const auto* meta = find_object(scale, "metadata"))
-    if (const auto* rv = meta->if_contains("resourceVersion")) metadata["resourceVersion"] = *rv;
-  json::object object{
-      {"apiVersion", type.group_version()}, {"kind", type.kind}, {"metadata", std::move(metadata)}};
-  if (const auto* spec = find_object(scale, "spec"))
-    if (const auto* replicas = spec->if_contains("replicas"))
-      object["spec"] = json::object{{"replicas", *replicas}};
-  return object;
 }
 
 }  // namespace
@@ -89,27 +55,7 @@ void Registry::bootstrap() {
 json::object Registry::view_of(const StoredObject& object, std::string_view subresource) const {
   json::object full = object.parse();
   if (subresource != "scale") return full;
-  const auto& metadata = full.at("metadata").as_object();
-  json::object scale_meta;
-  for (auto field : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"})
-    if (const auto* value = metadata.if_contains(field)) scale_meta[field] = *value;
-  json::object spec;
-  json::object status;
-  if (const auto* s = find_object(full, "spec"); s != nullptr)
-    if (const auto* replicas = s->if_contains("replicas");
-        replicas != nullptr && replicas->is_number() && replicas->to_number<std::int64_t>() != 0)
-      spec["replicas"] = *replicas;
-  std::int64_t replicas = 0;
-  if (const auto* s = find_object(full, "status"); s != nullptr)
-    if (const auto* r = s->if_contains("replicas"); r != nullptr && r->is_number())
-      replicas = r->to_number<std::int64_t>();
-  status["replicas"] = replicas;
-  if (auto selector = selector_string(full); !selector.empty()) status["selector"] = selector;
-  return json::object{{"kind", "Scale"},
-                      {"apiVersion", "autoscaling/v1"},
-                      {"metadata", std::move(scale_meta)},
-                      {"spec", std::move(spec)},
-                      {"status", std::move(status)}};
+  return scale_of(full);
 }
 
 json::object Registry::get(const ResourceType& type, std::string_view namespace_,
@@ -270,93 +216,93 @@ void Registry::prepare_create(const ResourceType& type, std::string_view namespa
 
 ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_,
                            std::string_view name, std::string_view subresource,
-                           const Intent& intent, const WriteContext& context) {
+                           const Intent& intent, const WriteContext& context, json::object* scale) {
   // `before` and what the mutation returns are in the storage version; the intent works on the
   // request's version.
   const ResourceType& stored = type.stored();
   const bool converted = &stored != &type;
-  auto updated = store_.update(
-      stored, namespace_, name,
-      [&](const StoredObject& current, json::object before) {
-        json::object view =
-            subresource == "scale" ? view_of(current, "scale") : convert_to(type, before);
-        json::object wanted = intent(std::move(view));
-        if (converted) {
-          wanted["kind"] = type.kind;
-          wanted["apiVersion"] = type.group_version();
-        }
-        auto& wanted_meta = object_at(wanted, "metadata");
-        std::string rv = string_at(wanted_meta, "resourceVersion");
-        if (!rv.empty() && rv != std::to_string(current.resource_version))
-          throw errors::conflict(type, name);
-        std::string wanted_name = string_at(wanted_meta, "name");
-        if (!wanted_name.empty() && wanted_name != name)
-          throw errors::bad_request(
-              fmt::format("the name of the object ({}) does not match the name on the URL ({})",
-                          wanted_name, name));
+  // The DOMs built here stay in the arena of the write's parsed `before`.
+  auto mutation = [&](const StoredObject& current, const json::object& before) {
+    json::object view = subresource == "scale" ? scale_of(before) : convert_to(type, before);
+    json::object wanted = intent(std::move(view));
+    if (converted) {
+      wanted["kind"] = type.kind;
+      wanted["apiVersion"] = type.group_version();
+    }
+    auto& wanted_meta = object_at(wanted, "metadata");
+    std::string rv = string_at(wanted_meta, "resourceVersion");
+    if (!rv.empty() && rv != std::to_string(current.resource_version))
+      throw errors::conflict(type, name);
+    std::string wanted_name = string_at(wanted_meta, "name");
+    if (!wanted_name.empty() && wanted_name != name)
+      throw errors::bad_request(
+          fmt::format("the name of the object ({}) does not match the name on the URL ({})",
+                      wanted_name, name));
 
-        json::object after;
-        if (subresource == "scale") {
-          after = before;
-          json::value replicas = 0;
-          if (const auto* spec = find_object(wanted, "spec"))
-            if (const auto* r = spec->if_contains("replicas")) replicas = *r;
-          object_at(after, "spec")["replicas"] = replicas;
-        } else if (subresource == "status") {
-          after = before;
-          const json::object wanted_stored =
-              converted ? convert_to(stored, wanted) : json::object();
-          const json::object& source = converted ? wanted_stored : wanted;
-          if (const auto* status = source.if_contains("status"))
-            after["status"] = *status;
-          else
-            after.erase("status");
-          if (context.managed_fields_recorded) {
-            auto& meta = object_at(after, "metadata");
-            if (const auto* fields = wanted_meta.if_contains("managedFields"))
-              meta["managedFields"] = *fields;
-            else
-              meta.erase("managedFields");
-          }
-        } else {
-          after = convert_to(stored, std::move(wanted));
-          // The main resource cannot change status when a status subresource exists.
-          if (type.has_status()) {
-            if (const auto* status = before.if_contains("status"))
-              after["status"] = *status;
-            else
-              after.erase("status");
-          }
-          auto& meta = object_at(after, "metadata");
-          const auto& old_meta = before.at("metadata").as_object();
-          for (auto field : {"generation", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
-            if (const auto* value = old_meta.if_contains(field))
-              meta[field] = *value;
-            else
-              meta.erase(field);
-          }
-          apply::apply_defaults(stored, after);
-        }
-        if (spec_changed(before, after)) {
-          auto& meta = object_at(after, "metadata");
-          const auto* generation = before.at("metadata").as_object().if_contains("generation");
-          std::int64_t next =
-              generation != nullptr && generation->is_int64() ? generation->get_int64() + 1 : 1;
-          meta["generation"] = next;
-        }
-        apply::validate(stored, after);
-        if (apply::is_definition(type) && subresource.empty()) {
-          apply::types_of_definition(after);
-          after["status"] = apply::definition_status(after, find_object(before, "status"));
-        }
-        if (!context.managed_fields_recorded)
-          record_write(type, subresource, before, after, context.field_manager);
-        for (const auto& other : table_.types())
-          if (&other != &type && &other.stored() == &stored && subresource != "scale")
-            release_changed_fields(other, subresource, before, after);
-        return after;
-      },
-      context.dry_run);
+    json::object after(before.storage());
+    if (subresource == "scale") {
+      after = before;
+      json::value replicas = 0;
+      if (const auto* spec = find_object(wanted, "spec"))
+        if (const auto* r = spec->if_contains("replicas")) replicas = *r;
+      object_at(after, "spec")["replicas"] = replicas;
+    } else if (subresource == "status") {
+      after = before;
+      const json::object wanted_stored = converted ? convert_to(stored, wanted) : json::object();
+      const json::object& source = converted ? wanted_stored : wanted;
+      if (const auto* status = source.if_contains("status"))
+        after["status"] = *status;
+      else
+        after.erase("status");
+      if (context.managed_fields_recorded) {
+        auto& meta = object_at(after, "metadata");
+        if (const auto* fields = wanted_meta.if_contains("managedFields"))
+          meta["managedFields"] = *fields;
+        else
+          meta.erase("managedFields");
+      }
+    } else {
+      after = convert_to(stored, std::move(wanted));
+      // The main resource cannot change status when a status subresource exists.
+      if (type.has_status()) {
+        if (const auto* status = before.if_contains("status"))
+          after["status"] = *status;
+        else
+          after.erase("status");
+      }
+      auto& meta = object_at(after, "metadata");
+      const auto& old_meta = before.at("metadata").as_object();
+      for (auto field : {"generation", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+        if (const auto* value = old_meta.if_contains(field))
+          meta[field] = *value;
+        else
+          meta.erase(field);
+      }
+      apply::apply_defaults(stored, after);
+    }
+    if (spec_changed(before, after)) {
+      auto& meta = object_at(after, "metadata");
+      const auto* generation = before.at("metadata").as_object().if_contains("generation");
+      std::int64_t next =
+          generation != nullptr && generation->is_int64() ? generation->get_int64() + 1 : 1;
+      meta["generation"] = next;
+    }
+    apply::validate(stored, after);
+    if (apply::is_definition(type) && subresource.empty()) {
+      apply::types_of_definition(after);
+      after["status"] = apply::definition_status(after, find_object(before, "status"));
+    }
+    if (!context.managed_fields_recorded)
+      record_write(type, subresource, before, after, context.field_manager);
+    for (const auto& other : table_.types())
+      if (&other != &type && &other.stored() == &stored && subresource != "scale")
+        release_changed_fields(other, subresource, before, after);
+    return after;
+  };
+  json::object written;
+  auto updated = store_.rewrite(stored, namespace_, name, mutation, context.dry_run,
+                                scale != nullptr ? &written : nullptr);
+  if (scale != nullptr) *scale = scale_of(written);
   if (apply::is_definition(type) && subresource.empty() && !context.dry_run)
     sync_definition(*updated, false);
   return in_version(type, updated);

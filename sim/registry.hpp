@@ -95,10 +95,12 @@ class Registry {
 
   /// Read-modify-write of the object or a subresource view: `intent` maps the current view
   /// to the wanted one. A resourceVersion in the wanted view must match (409 Conflict).
-  /// Returns the object in `type`'s version; the caller renders a scale view with view_of().
+  /// Returns the object in `type`'s version. `scale`, when given, receives the result's Scale
+  /// (what view_of(result, "scale") would answer, without parsing the result again).
   using Intent = std::function<boost::json::object(boost::json::object current_view)>;
   ObjectPtr update(const ResourceType& type, std::string_view namespace_, std::string_view name,
-                   std::string_view subresource, const Intent& intent, const WriteContext& context);
+                   std::string_view subresource, const Intent& intent, const WriteContext& context,
+                   boost::json::object* scale = nullptr);
 
   /// Server-side apply: creates the object from `configuration` when absent, else merges it
   /// in; managedFields get the manager's Apply entry. Throws 409 Conflict listing the fields
