@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "sim/api_error.hpp"
+#include "sim/json_equal.hpp"
 #include "sim/json_fields.hpp"
 #include "sim/stored_object_parse.hpp"
 
@@ -178,7 +179,7 @@ ObjectPtr Store::update(const ResourceType& type, std::string_view namespace_,
 
 ObjectPtr Store::rewrite(const ResourceType& type, std::string_view namespace_,
                          std::string_view name, const Rewrite& build, bool dry_run,
-                         json::object* written) {
+                         std::optional<json::object>* written) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
   ObjectPtr current = state.objects.find(object_key(type.namespaced ? namespace_ : "", name));
@@ -203,7 +204,7 @@ ObjectPtr Store::rewrite(const ResourceType& type, std::string_view namespace_,
   }
   metadata["resourceVersion"] = old_metadata.at("resourceVersion");
   ObjectPtr result;
-  if (after == before) {
+  if (json_equal(after, before)) {
     result = current;
   } else if (dry_run) {
     result = make_stored_object(type, after);
@@ -216,19 +217,19 @@ ObjectPtr Store::rewrite(const ResourceType& type, std::string_view namespace_,
     state.objects.insert(result);
     publish(state, {EventType::kModified, result, current});
   }
-  if (written != nullptr) *written = std::move(after);
+  if (written != nullptr) written->emplace(std::move(after));
   return result;
 }
 
 ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state, const ObjectPtr& current,
-                               json::object* written) {
+                               std::optional<json::object>* written) {
   json::object last = current->parse();
   object_at(last, "metadata")["resourceVersion"] = std::to_string(resource_version_ + 1);
   auto stored = make_stored_object(type, last);
   ++resource_version_;
   state.objects.erase(current->key());
   publish(state, {EventType::kDeleted, stored, current});
-  if (written != nullptr) *written = std::move(last);
+  if (written != nullptr) written->emplace(std::move(last));
   return stored;
 }
 

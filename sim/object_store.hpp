@@ -88,13 +88,14 @@ class Store {
   ObjectPtr update(const ResourceType& type, std::string_view namespace_, std::string_view name,
                    const Mutation& mutate, bool dry_run = false);
   /// update() where `build` makes the new object from the current one, read-only (the store
-  /// makes no copy of it for the mutation). `written`, when given, receives the result as a DOM:
-  /// what was stored (or would be, with `dry_run`), or the current object for a no-op.
+  /// makes no copy of it for the mutation). `written`, when given, receives the result as a DOM
+  /// (in the write's own memory, so no copy either): what was stored (or would be, with
+  /// `dry_run`), or the current object for a no-op.
   using Rewrite = std::function<boost::json::object(const StoredObject& current,
                                                     const boost::json::object& object)>;
   ObjectPtr rewrite(const ResourceType& type, std::string_view namespace_, std::string_view name,
                     const Rewrite& build, bool dry_run = false,
-                    boost::json::object* written = nullptr);
+                    std::optional<boost::json::object>* written = nullptr);
 
   /// Deletes now. `check` (may be empty) sees the current object and may throw (preconditions).
   /// Returns the last state, carrying the deletion's resourceVersion. Throws NotFound.
@@ -134,7 +135,7 @@ class Store {
   void publish(TypeState& state, StoreEvent event) const;
   std::string new_uid();
   ObjectPtr remove_locked(const ResourceType& type, TypeState& state, const ObjectPtr& current,
-                          boost::json::object* written = nullptr);
+                          std::optional<boost::json::object>* written = nullptr);
 
   StoreOptions options_;
   mutable std::shared_mutex mutex_;

@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include "sim/api_error.hpp"
 #include "sim/apply/field_manager.hpp"
 #include "sim/apply/strategy.hpp"
+#include "sim/json_equal.hpp"
 #include "sim/json_fields.hpp"
 #include "sim/scale_view.hpp"
 #include "sim/service_account_controller.hpp"
@@ -27,7 +29,7 @@ bool spec_changed(const json::object& before, const json::object& after) {
   const auto* a = before.if_contains("spec");
   const auto* b = after.if_contains("spec");
   if (a == nullptr || b == nullptr) return a != b;
-  return *a != *b;
+  return !json_equal(*a, *b);
 }
 
 }  // namespace
@@ -299,10 +301,10 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
         release_changed_fields(other, subresource, before, after);
     return after;
   };
-  json::object written;
+  std::optional<json::object> written;
   auto updated = store_.rewrite(stored, namespace_, name, mutation, context.dry_run,
                                 scale != nullptr ? &written : nullptr);
-  if (scale != nullptr) *scale = scale_of(written);
+  if (scale != nullptr) *scale = scale_of(*written);
   if (apply::is_definition(type) && subresource.empty() && !context.dry_run)
     sync_definition(*updated, false);
   return in_version(type, updated);

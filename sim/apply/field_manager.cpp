@@ -13,6 +13,7 @@
 
 #include "sim/api_error.hpp"
 #include "sim/apply/object_fields.hpp"
+#include "sim/json_equal.hpp"
 #include "sim/json_fields.hpp"
 #include "sim/object_store.hpp"
 
@@ -161,7 +162,7 @@ void record_update(const json::object* before, json::object& after, const WriteT
                                         ? old_metadata->get_object().if_contains("managedFields")
                                         : nullptr;
     const auto& sent = metadata->get_object().at("managedFields");
-    if (old_fields == nullptr || *old_fields != sent) entries = managed_fields_of(after);
+    if (old_fields == nullptr || !json_equal(*old_fields, sent)) entries = managed_fields_of(after);
   }
   const Comparison changes = compare(old, after, target.kind);
   const FieldSet changed = owned_part(changes.changed, target);

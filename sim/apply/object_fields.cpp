@@ -7,6 +7,7 @@
 #include <map>
 
 #include "sim/apply/list_types.hpp"
+#include "sim/json_equal.hpp"
 
 namespace rg::sim::apply {
 namespace {
@@ -112,7 +113,7 @@ void diff_object(const json::object& before, const json::object& after, Cursor& 
     const auto* old = before.if_contains(key);
     // An identical subtree holds no change: a write touches a few fields of a large object, and
     // comparing values is much cheaper than naming each field on the way down.
-    if (old != nullptr && *old == value) continue;
+    if (old != nullptr && json_equal(*old, value)) continue;
     at.enter_field(key);
     if (old != nullptr)
       diff(*old, value, at, out);
@@ -148,7 +149,7 @@ void diff(const json::value& before, const json::value& after, Cursor& at, Compa
         const auto& old_item = old_items[static_cast<std::size_t>(match - old_elements.begin())];
         if (old_item.is_object() && new_items[i].is_object())
           diff_object(old_item.get_object(), new_items[i].get_object(), at, out);
-        else if (old_item != new_items[i])
+        else if (!json_equal(old_item, new_items[i]))
           out.changed.insert(at.path);
       }
       at.path.pop_back();
@@ -163,7 +164,7 @@ void diff(const json::value& before, const json::value& after, Cursor& at, Compa
     }
     return;
   }
-  if (before != after) {
+  if (!json_equal(before, after)) {
     if (before.is_object() || before.is_array()) {
       FieldSet gone;
       collect(before, at, gone);
