@@ -225,7 +225,8 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
   const bool converted = &stored != &type;
   // The DOMs built here stay in the arena of the write's parsed `before`.
   auto mutation = [&](const StoredObject& current, const json::object& before) {
-    json::object view = subresource == "scale" ? scale_of(before) : convert_to(type, before);
+    json::object view =
+        subresource == "scale" ? scale_of(before, before.storage()) : convert_to(type, before);
     json::object wanted = intent(std::move(view));
     if (converted) {
       wanted["kind"] = type.kind;

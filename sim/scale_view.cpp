@@ -31,28 +31,35 @@ std::string selector_string(const json::object& object) {
 
 }  // namespace
 
-json::object scale_of(const json::object& object) {
+json::object scale_of(const json::object& object, json::storage_ptr storage) {
   const auto& metadata = object.at("metadata").as_object();
-  json::object scale_meta;
+  json::object scale_meta(storage);
+  scale_meta.reserve(5);
   for (auto field : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"})
-    if (const auto* value = metadata.if_contains(field)) scale_meta[field] = *value;
-  json::object spec;
-  json::object status;
+    if (const auto* value = metadata.if_contains(field)) scale_meta.emplace(field, *value);
+  json::object spec(storage);
   if (const auto* s = find_object(object, "spec"); s != nullptr)
     if (const auto* replicas = s->if_contains("replicas");
         replicas != nullptr && replicas->is_number() && replicas->to_number<std::int64_t>() != 0)
-      spec["replicas"] = *replicas;
+      spec.emplace("replicas", *replicas);
   std::int64_t replicas = 0;
   if (const auto* s = find_object(object, "status"); s != nullptr)
     if (const auto* r = s->if_contains("replicas"); r != nullptr && r->is_number())
       replicas = r->to_number<std::int64_t>();
-  status["replicas"] = replicas;
-  if (auto selector = selector_string(object); !selector.empty()) status["selector"] = selector;
-  return json::object{{"kind", "Scale"},
-                      {"apiVersion", "autoscaling/v1"},
-                      {"metadata", std::move(scale_meta)},
-                      {"spec", std::move(spec)},
-                      {"status", std::move(status)}};
+  json::object status(storage);
+  status.reserve(2);
+  status.emplace("replicas", replicas);
+  if (auto selector = selector_string(object); !selector.empty())
+    status.emplace("selector", selector);
+  // Members emplaced, not an initializer list: that would copy the objects built above.
+  json::object scale(std::move(storage));
+  scale.reserve(5);
+  scale.emplace("kind", "Scale");
+  scale.emplace("apiVersion", "autoscaling/v1");
+  scale.emplace("metadata", std::move(scale_meta));
+  scale.emplace("spec", std::move(spec));
+  scale.emplace("status", std::move(status));
+  return scale;
 }
 
 json::object scale_to_object(const ResourceType& type, std::string_view name,

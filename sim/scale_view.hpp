@@ -13,8 +13,9 @@ namespace rg::sim {
 
 /// The Scale of `object` (a Deployment, ReplicaSet, StatefulSet, ... with kind and apiVersion):
 /// its name, namespace, uid, resourceVersion and creationTimestamp, spec.replicas (absent when
-/// 0), status.replicas and status.selector (the label selector as a string).
-boost::json::object scale_of(const boost::json::object& object);
+/// 0), status.replicas and status.selector (the label selector as a string). Built in `storage`.
+boost::json::object scale_of(const boost::json::object& object,
+                             boost::json::storage_ptr storage = {});
 
 /// An apply configuration of the scale subresource (an autoscaling/v1 Scale) as one of the
 /// object of `type` named `name`: its spec.replicas is the object's, as the API server's scale
