@@ -8,26 +8,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <stdexcept>
 
 #include "sim/api_error.hpp"
+#include "sim/apply/managed_fields.hpp"
 #include "sim/apply/object_fields.hpp"
-#include "sim/json_equal.hpp"
-#include "sim/json_fields.hpp"
 #include "sim/object_store.hpp"
 
 namespace rg::sim::apply {
 namespace {
 
 namespace json = boost::json;
-
-/// Two entries are the same owner: Apply entries by manager (and subresource), Update entries
-/// also by apiVersion (apimachinery's BuildManagerIdentifier).
-bool same_owner(const ManagedFieldsEntry& a, const ManagedFieldsEntry& b) {
-  return a.manager == b.manager && a.operation == b.operation && a.subresource == b.subresource &&
-         (a.operation == "Apply" || a.api_version == b.api_version);
-}
 
 /// The fields a write may own or change: the main resource of a kind with a status subresource
 /// never status, the status subresource only status, the scale subresource only spec.replicas
@@ -39,36 +29,6 @@ FieldSet owned_part(FieldSet fields, const WriteTarget& target) {
   return fields;
 }
 
-json::array encode(std::vector<ManagedFieldsEntry> entries) {
-  std::sort(entries.begin(), entries.end(), [](const auto& p, const auto& q) {
-    return std::tie(p.operation, p.time, p.manager, p.api_version, p.subresource) <
-           std::tie(q.operation, q.time, q.manager, q.api_version, q.subresource);
-  });
-  json::array out;
-  for (const auto& entry : entries) {
-    if (entry.fields.empty()) continue;
-    json::object item{{"manager", entry.manager},
-                      {"operation", entry.operation},
-                      {"apiVersion", entry.api_version}};
-    if (!entry.time.empty()) item["time"] = entry.time;
-    item["fieldsType"] = "FieldsV1";
-    item["fieldsV1"] = entry.fields.to_json();
-    if (!entry.subresource.empty()) item["subresource"] = entry.subresource;
-    out.push_back(std::move(item));
-  }
-  return out;
-}
-
-void store_entries(json::object& object, std::vector<ManagedFieldsEntry> entries) {
-  auto& metadata = object["metadata"];
-  if (!metadata.is_object()) metadata = json::object();
-  auto encoded = encode(std::move(entries));
-  if (encoded.empty())
-    metadata.get_object().erase("managedFields");
-  else
-    metadata.get_object()["managedFields"] = std::move(encoded);
-}
-
 ManagedFieldsEntry writer_entry(const WriteTarget& target, std::string_view operation) {
   ManagedFieldsEntry entry;
   entry.manager = std::string(target.manager);
@@ -76,6 +36,46 @@ ManagedFieldsEntry writer_entry(const WriteTarget& target, std::string_view oper
   entry.api_version = std::string(target.api_version);
   entry.subresource = std::string(target.subresource);
   return entry;
+}
+
+/// The managedFields a write is recorded in, as `after`'s own array: those sent in `after` when
+/// they differ from `before`'s (clients reset or migrate ownership that way), else `before`'s.
+/// Entries not in the encoded form are encoded, those that are no entry dropped.
+json::array& recorded_entries(const json::object& before, json::object& after) {
+  const json::value* old_list = nullptr;
+  if (const auto* metadata = before.if_contains("metadata"); metadata != nullptr)
+    if (const auto* object = metadata->if_object()) old_list = object->if_contains("managedFields");
+  auto& metadata_value = after["metadata"];
+  if (!metadata_value.is_object()) metadata_value = json::object(after.storage());
+  auto& metadata = metadata_value.get_object();
+  const bool sent = metadata.contains("managedFields");
+  auto& list = metadata["managedFields"];
+  if (!sent && old_list != nullptr) list = *old_list;  // a copy in `after`'s memory
+  if (!list.is_array()) list = json::array(after.storage());
+  auto& items = list.get_array();
+  for (auto it = items.begin(); it != items.end();) {
+    if (is_encoded_entry(*it)) {
+      ++it;
+      continue;
+    }
+    auto entry = entry_of(*it);
+    if (!entry || entry->fields.empty()) {
+      it = items.erase(it);
+      continue;
+    }
+    *it = encode_entry(*entry, items.storage());
+    ++it;
+  }
+  return items;
+}
+
+/// Whether the encoded entry `item` owns a member of `fields`.
+bool holds_any(const json::object& item, const FieldSet& fields) {
+  bool holds = false;
+  const auto& owned = item.at("fieldsV1");
+  fields.for_each(
+      [&](const FieldPath& path) { holds = holds || FieldSet::encoded_contains(owned, path); });
+  return holds;
 }
 
 /// `"<manager>"`, with its subresource and, for Update entries, the apiVersion.
@@ -123,70 +123,49 @@ ApiError apply_conflict(std::vector<Conflict> conflicts) {
 
 }  // namespace
 
-std::vector<ManagedFieldsEntry> managed_fields_of(const json::object& object) {
-  std::vector<ManagedFieldsEntry> entries;
-  const auto* metadata = object.if_contains("metadata");
-  if (metadata == nullptr || !metadata->is_object()) return entries;
-  const auto* list = metadata->get_object().if_contains("managedFields");
-  if (list == nullptr || !list->is_array()) return entries;
-  for (const auto& item : list->get_array()) {
-    const auto* fields = item.is_object() ? item.get_object().if_contains("fieldsV1") : nullptr;
-    if (fields == nullptr) continue;
-    ManagedFieldsEntry entry;
-    const auto& object_item = item.get_object();
-    entry.manager = string_at(object_item, "manager");
-    entry.operation = string_at(object_item, "operation");
-    entry.api_version = string_at(object_item, "apiVersion");
-    entry.time = string_at(object_item, "time");
-    entry.subresource = string_at(object_item, "subresource");
-    if (entry.operation != "Apply" && entry.operation != "Update") continue;
-    try {
-      entry.fields = FieldSet::from_json(*fields);
-    } catch (const std::invalid_argument&) {
-      continue;
-    }
-    entries.push_back(std::move(entry));
-  }
-  return entries;
-}
-
 void record_update(const json::object* before, json::object& after, const WriteTarget& target) {
   static const json::object kNothing;
   const json::object& old = before != nullptr ? *before : kNothing;
-  auto entries = managed_fields_of(old);
-  if (const auto* metadata = after.if_contains("metadata");
-      metadata != nullptr && metadata->is_object() &&
-      metadata->get_object().contains("managedFields")) {
-    const auto* old_metadata = old.if_contains("metadata");
-    const json::value* old_fields = old_metadata != nullptr && old_metadata->is_object()
-                                        ? old_metadata->get_object().if_contains("managedFields")
-                                        : nullptr;
-    const auto& sent = metadata->get_object().at("managedFields");
-    if (old_fields == nullptr || !json_equal(*old_fields, sent)) entries = managed_fields_of(after);
-  }
   const Comparison changes = compare(old, after, target.kind);
   const FieldSet changed = owned_part(changes.changed, target);
   const FieldSet removed = owned_part(changes.removed, target);
+  const FieldSet touched = changed.union_with(removed);
   const ManagedFieldsEntry writer = writer_entry(target, "Update");
+  json::array& items = recorded_entries(old, after);
   bool found = false;
-  for (auto& entry : entries) {
-    if (same_owner(entry, writer)) {
-      found = true;
-      FieldSet next = entry.fields.difference(removed).union_with(changed);
-      if (next != entry.fields || !changed.empty())
-        entry.time = client::format_time(std::chrono::system_clock::now());
-      entry.fields = std::move(next);
-    } else {
-      entry.fields = entry.fields.difference(changed).difference(removed);
+  for (auto it = items.begin(); it != items.end();) {
+    ManagedFieldsEntry entry = owner_of(it->get_object());
+    const bool own = same_owner(entry, writer);
+    found = found || own;
+    if (!own && !holds_any(it->get_object(), touched)) {
+      ++it;  // untouched: stays as it is
+      continue;
     }
+    entry.fields = FieldSet::from_json(it->get_object().at("fieldsV1"));
+    FieldSet next = own ? entry.fields.difference(removed).union_with(changed)
+                        : entry.fields.difference(changed).difference(removed);
+    if (own && (next != entry.fields || !changed.empty()))
+      entry.time = client::format_time(std::chrono::system_clock::now());
+    else if (next == entry.fields) {
+      ++it;
+      continue;
+    }
+    if (next.empty()) {
+      it = items.erase(it);
+      continue;
+    }
+    entry.fields = std::move(next);
+    *it = encode_entry(entry, items.storage());
+    ++it;
   }
   if (!found && !changed.empty()) {
     ManagedFieldsEntry entry = writer;
     entry.time = client::format_time(std::chrono::system_clock::now());
     entry.fields = changed;
-    entries.push_back(std::move(entry));
+    items.push_back(encode_entry(entry, items.storage()));
   }
-  store_entries(after, std::move(entries));
+  sort_entries(items);
+  if (items.empty()) after.at("metadata").get_object().erase("managedFields");
 }
 
 json::object server_side_apply(const json::object& live, const json::object& configuration,
@@ -232,7 +211,7 @@ json::object server_side_apply(const json::object& live, const json::object& con
   entry.time = client::format_time(std::chrono::system_clock::now());
   entry.fields = applied;
   entries.push_back(std::move(entry));
-  store_entries(merged, std::move(entries));
+  store_entries(merged, entries);
   return merged;
 }
 

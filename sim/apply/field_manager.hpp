@@ -10,9 +10,6 @@
 
 #include <string>
 #include <string_view>
-#include <vector>
-
-#include "sim/apply/field_set.hpp"
 
 namespace rg::sim::apply {
 
@@ -25,23 +22,11 @@ struct WriteTarget {
   std::string_view manager;      ///< the field manager
 };
 
-/// One metadata.managedFields entry.
-struct ManagedFieldsEntry {
-  std::string manager;
-  std::string operation;  ///< "Apply" or "Update"
-  std::string api_version;
-  std::string time;
-  std::string subresource;
-  FieldSet fields;
-};
-
-/// The entries of an object's metadata.managedFields (entries that do not parse are dropped).
-std::vector<ManagedFieldsEntry> managed_fields_of(const boost::json::object& object);
-
 /// Records a create/update/patch in `after`'s metadata.managedFields: the writer's Update entry
 /// gains the fields it changed and loses those it removed; other managers lose changed and
 /// removed fields. `before` is null for a create. managedFields sent in `after` that differ
-/// from `before`'s replace them first (clients reset or migrate ownership that way).
+/// from `before`'s replace them first (clients reset or migrate ownership that way). Entries
+/// the write does not touch are kept as they are (once in the encoded form).
 void record_update(const boost::json::object* before, boost::json::object& after,
                    const WriteTarget& target);
 

@@ -84,11 +84,19 @@ FieldSet FieldSet::intersection(const FieldSet& other) const {
 
 FieldSet FieldSet::without_prefix(const FieldPath& prefix) const {
   FieldSet out = *this;
-  if (prefix.empty()) return FieldSet();
-  std::vector<Node*> chain{&out.root_};
+  out.erase_prefix(prefix);
+  return out;
+}
+
+void FieldSet::erase_prefix(const FieldPath& prefix) {
+  if (prefix.empty()) {
+    root_ = Node();
+    return;
+  }
+  std::vector<Node*> chain{&root_};
   for (std::size_t i = 0; i + 1 < prefix.size(); ++i) {
     auto it = chain.back()->children.find(prefix[i]);
-    if (it == chain.back()->children.end()) return out;
+    if (it == chain.back()->children.end()) return;
     chain.push_back(&it->second);
   }
   chain.back()->children.erase(prefix.back());
@@ -98,7 +106,6 @@ FieldSet FieldSet::without_prefix(const FieldPath& prefix) const {
     if (node->member || !node->children.empty()) break;
     chain[i - 1]->children.erase(prefix[i - 1]);
   }
-  return out;
 }
 
 FieldSet FieldSet::only_prefix(const FieldPath& prefix) const {
@@ -130,14 +137,54 @@ void FieldSet::for_each(const std::function<void(const FieldPath&)>& action) con
   visit(root_, path, action);
 }
 
-json::object FieldSet::node_json(const Node& node) {
-  json::object out;
-  if (node.member && !node.children.empty()) out["."] = json::object();
-  for (const auto& [element, child] : node.children) out[element] = node_json(child);
+json::object FieldSet::node_json(const Node& node, const json::storage_ptr& storage) {
+  json::object out(storage);
+  out.reserve(node.children.size() + (node.member ? 1 : 0));
+  if (node.member && !node.children.empty()) out.emplace(".", json::object(storage));
+  for (const auto& [element, child] : node.children)
+    out.emplace(element, node_json(child, storage));
   return out;
 }
 
-json::object FieldSet::to_json() const { return node_json(root_); }
+json::object FieldSet::to_json(const json::storage_ptr& storage) const {
+  return node_json(root_, storage);
+}
+
+bool FieldSet::is_encoded_node(const json::value& fields, bool root) {
+  const auto* object = fields.if_object();
+  if (object == nullptr) return false;
+  if (object->empty()) return !root;  // a member without members below it
+  auto it = object->begin();
+  if (it->key() == ".") {
+    const auto* dot = it->value().if_object();
+    if (root || dot == nullptr || !dot->empty() || ++it == object->end()) return false;
+  }
+  std::string_view previous;
+  for (; it != object->end(); ++it) {
+    const std::string_view element = it->key();
+    if (element.size() < 2 || element[1] != ':' ||
+        std::string_view("fkvi").find(element[0]) == std::string_view::npos)
+      return false;
+    if (!previous.empty() && !(previous < element)) return false;  // std::map's order
+    if (!is_encoded_node(it->value(), false)) return false;
+    previous = element;
+  }
+  return true;
+}
+
+bool FieldSet::is_encoded(const json::value& fields) { return is_encoded_node(fields, true); }
+
+bool FieldSet::encoded_contains(const json::value& fields, const FieldPath& path) {
+  if (path.empty()) return false;  // the root is never a member
+  const json::value* node = &fields;
+  for (const auto& element : path) {
+    const auto* object = node->if_object();
+    node = object != nullptr ? object->if_contains(element) : nullptr;
+    if (node == nullptr) return false;
+  }
+  const auto* object = node->if_object();
+  return object != nullptr && (object->empty() || object->contains("."));
+}
 
 FieldSet::Node FieldSet::node_from(const json::value& fields) {
   const auto* object = fields.if_object();

@@ -29,16 +29,24 @@ class FieldSet {
   FieldSet intersection(const FieldSet& other) const;
   /// The members at or below `prefix` removed.
   FieldSet without_prefix(const FieldPath& prefix) const;
+  /// Removes the members at or below `prefix` from this set.
+  void erase_prefix(const FieldPath& prefix);
   /// Only the members at or below `prefix`.
   FieldSet only_prefix(const FieldPath& prefix) const;
 
   /// Every member, in order (parents before children).
   void for_each(const std::function<void(const FieldPath&)>& action) const;
 
-  /// The FieldsV1 JSON object.
-  boost::json::object to_json() const;
+  /// The FieldsV1 JSON object, in `storage`.
+  boost::json::object to_json(const boost::json::storage_ptr& storage = {}) const;
   /// Parses FieldsV1; throws std::invalid_argument for what is not an object of objects.
   static FieldSet from_json(const boost::json::value& fields);
+  /// True when `fields` is exactly what to_json() writes for a set that is not empty: objects
+  /// only, path elements in order, "." (empty) first and only in a node with members below it.
+  /// Such JSON can be read in place, without from_json().
+  static bool is_encoded(const boost::json::value& fields);
+  /// Whether encoded `fields` (is_encoded()) hold `path` as a member.
+  static bool encoded_contains(const boost::json::value& fields, const FieldPath& path);
 
   bool operator==(const FieldSet& other) const = default;
 
@@ -51,7 +59,8 @@ class FieldSet {
   static void merge(Node& into, const Node& from);
   static bool subtract(Node& from, const Node& other);  // true if `from` became empty
   static bool intersect(Node& from, const Node& other);
-  static boost::json::object node_json(const Node& node);
+  static boost::json::object node_json(const Node& node, const boost::json::storage_ptr& storage);
+  static bool is_encoded_node(const boost::json::value& fields, bool root);
   static Node node_from(const boost::json::value& fields);
   static void visit(const Node& node, FieldPath& path,
                     const std::function<void(const FieldPath&)>& fn);

@@ -260,14 +260,23 @@ void remove_at(json::value& value, const FieldPath& path, std::size_t depth, Cur
 
 /// Fields nobody owns (structured-merge-diff's stripmeta).
 FieldSet strip(FieldSet set) {
-  for (const char* field : {"f:apiVersion", "f:kind"}) set = set.without_prefix({field});
-  for (const char* field : {"f:name", "f:namespace", "f:uid", "f:resourceVersion", "f:generation",
-                            "f:creationTimestamp", "f:managedFields", "f:selfLink",
-                            "f:deletionTimestamp", "f:deletionGracePeriodSeconds"})
-    set = set.without_prefix({"f:metadata", field});
-  if (set.contains({"f:metadata"})) {
+  static const std::vector<FieldPath> kUnowned = {{"f:apiVersion"},
+                                                  {"f:kind"},
+                                                  {"f:metadata", "f:name"},
+                                                  {"f:metadata", "f:namespace"},
+                                                  {"f:metadata", "f:uid"},
+                                                  {"f:metadata", "f:resourceVersion"},
+                                                  {"f:metadata", "f:generation"},
+                                                  {"f:metadata", "f:creationTimestamp"},
+                                                  {"f:metadata", "f:managedFields"},
+                                                  {"f:metadata", "f:selfLink"},
+                                                  {"f:metadata", "f:deletionTimestamp"},
+                                                  {"f:metadata", "f:deletionGracePeriodSeconds"}};
+  static const FieldPath kMetadata = {"f:metadata"};
+  for (const auto& path : kUnowned) set.erase_prefix(path);
+  if (set.contains(kMetadata)) {
     FieldSet self;
-    self.insert({"f:metadata"});
+    self.insert(kMetadata);
     set = set.difference(self);
   }
   return set;

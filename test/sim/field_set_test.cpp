@@ -150,3 +150,26 @@ TEST_CASE("compare skips identical subtrees but finds a change deep beside them"
   CHECK(changes.removed.to_json() ==
         json::parse(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}}})"));
 }
+
+TEST_CASE("encoded FieldsV1 is recognised exactly, and read in place") {
+  const auto encoded =
+      json::parse(R"({"f:metadata":{"f:labels":{".":{},"f:app":{}}},"f:spec":{"f:replicas":{}}})");
+  CHECK(FieldSet::is_encoded(encoded));
+  CHECK(FieldSet::is_encoded(set_of(json::serialize(encoded)).to_json()));
+  for (const char* other : {R"({})",                                 // the empty set
+                            R"({".":{},"f:a":{}})",                  // the root is never a member
+                            R"({"f:b":{},"f:a":{}})",                // out of order
+                            R"({"f:a":{".":{}}})",                   // "." alone is written {}
+                            R"({"f:a":{".":{"f:x":{}},"f:b":{}}})",  // "." is empty
+                            R"({"f:a":{"f:b":{},".":{}}})",          // "." comes first
+                            R"({"f:a":1})", R"({"x:a":{}})", R"([])"})
+    CHECK_MESSAGE(!FieldSet::is_encoded(json::parse(other)), other);
+
+  CHECK(FieldSet::encoded_contains(encoded, {"f:metadata", "f:labels"}));
+  CHECK(FieldSet::encoded_contains(encoded, {"f:metadata", "f:labels", "f:app"}));
+  CHECK(FieldSet::encoded_contains(encoded, {"f:spec", "f:replicas"}));
+  CHECK(!FieldSet::encoded_contains(encoded, {"f:metadata"}));
+  CHECK(!FieldSet::encoded_contains(encoded, {"f:spec", "f:paused"}));
+  CHECK(!FieldSet::encoded_contains(encoded, {"f:spec", "f:replicas", "f:x"}));
+  CHECK(!FieldSet::encoded_contains(encoded, {}));
+}
