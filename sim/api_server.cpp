@@ -201,9 +201,10 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
       chunk.add(encoder->list_footer());
       return json_response(code, chunk.joined());
     }
-    if (sub == "scale")
-      return json_response(
-          code, json::serialize(scale != nullptr ? *scale : registry_.view_of(object, sub)));
+    // (Not `scale != nullptr ? *scale : view_of(...)`: a conditional of an lvalue and a
+    // temporary copies the lvalue.)
+    if (sub == "scale" && scale != nullptr) return json_response(code, json::serialize(*scale));
+    if (sub == "scale") return json_response(code, json::serialize(registry_.view_of(object, sub)));
     return json_response(code, object.typed_json());
   };
 
