@@ -9,9 +9,9 @@
 #include <fmt/format.h>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
+#include <optional>
 #include <random>
 
 #include "sim/api_error.hpp"
@@ -74,12 +74,22 @@ class WatchSession {
       co_await stream_.chunk(chunk.parts());
     }
     auto next_bookmark = Clock::now() + settings_.bookmark_interval;
+    // The timer wakes the watcher at the next bookmark or the deadline and is set again only
+    // when that moment changes: racing it against each wait (`wait() || timer`) spawned two
+    // coroutines and threw an operation_aborted for every event.
     boost::asio::steady_timer timer(stream_.executor());
+    std::optional<Clock::time_point> armed;
     auto& watcher = *start.watcher;
     for (;;) {
       auto wake = options_.allow_watch_bookmarks ? std::min(deadline, next_bookmark) : deadline;
-      timer.expires_at(wake);
-      co_await (watcher.wait() || timer.async_wait(boost::asio::use_awaitable));
+      if (armed != wake) {
+        armed = wake;
+        timer.expires_at(wake);
+        timer.async_wait([woken = start.watcher](const boost::system::error_code& error) {
+          if (!error) woken->wake();
+        });
+      }
+      co_await watcher.wait();
       const std::uint64_t store_rv = registry_.store().resource_version();
       auto events = watcher.take();
       ChunkBuilder chunk;

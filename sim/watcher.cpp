@@ -4,6 +4,8 @@
 #include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <utility>
+
 namespace rg::sim {
 
 struct Watcher::Signal {
@@ -48,6 +50,14 @@ void Watcher::push(StoreEvent event) {
   notify();
 }
 
+void Watcher::wake() {
+  {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+  }
+  notify();
+}
+
 void Watcher::close() {
   {
     std::lock_guard lock(mutex_);
@@ -70,7 +80,7 @@ boost::asio::awaitable<void> Watcher::wait() {
   for (;;) {
     {
       std::lock_guard lock(mutex_);
-      if (!pending_.empty() || closed_) co_return;
+      if (!pending_.empty() || closed_ || std::exchange(woken_, false)) co_return;
     }
     co_await signal_->channel.async_receive(boost::asio::use_awaitable);
   }

@@ -39,9 +39,13 @@ class Watcher {
   Watcher(const Watcher&) = delete;
   Watcher& operator=(const Watcher&) = delete;
 
-  /// Waits until events are pending or the watcher is closed. Consumes nothing, so it is safe
-  /// to race against a timer (`wait() || timer`): call take() afterwards.
+  /// Waits until events are pending, the watcher is closed, or wake() was called since the
+  /// last wait(). Consumes no events, so it is safe to race against a timer (`wait() || timer`):
+  /// call take() afterwards.
   boost::asio::awaitable<void> wait();
+  /// Ends the current or the next wait() even without events: a timer's handler calls it where
+  /// racing a timer in each wait would cost more than the wait.
+  void wake();
   /// Takes every pending event (possibly none).
   std::vector<StoreEvent> take();
   /// wait() then take(). An empty result means closed (and drained).
@@ -64,6 +68,7 @@ class Watcher {
   std::deque<StoreEvent> pending_;
   bool closed_ = false;
   bool overflowed_ = false;
+  bool woken_ = false;
   std::unique_ptr<Signal> signal_;
   void notify();
 };

@@ -2,7 +2,12 @@
 // selector transitions, timeouts and dropped watches.
 #include <doctest/doctest.h>
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+
 #include "sim/server.hpp"
+#include "sim/watcher.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace json = boost::json;
@@ -143,6 +148,16 @@ TEST_CASE("bookmarks arrive periodically when allowed") {
   CHECK(bookmark.at("type") == "BOOKMARK");
   CHECK(rv_of(bookmark.at("object")) == rv_of(object));
   CHECK(!bookmark.at("object").at("metadata").as_object().contains("annotations"));
+
+  // Changes still stream between bookmarks, and bookmarks keep coming after them.
+  auto added = call(port, "POST", kConfigMaps, configmap("b")).json();
+  auto event = watch.next_event();
+  while (event.at("type") == "BOOKMARK") event = watch.next_event();
+  CHECK(event.at("type") == "ADDED");
+  CHECK(rv_of(event.at("object")) == rv_of(added));
+  auto later = watch.next_event();
+  CHECK(later.at("type") == "BOOKMARK");
+  CHECK(rv_of(later.at("object")) == rv_of(added));
 }
 
 TEST_CASE("timeoutSeconds ends the stream with the terminating chunk") {
@@ -176,4 +191,31 @@ TEST_CASE("the store's watch serves in-process subscribers the same events") {
   CHECK(events[0].type == rg::sim::EventType::kAdded);
   CHECK(events[0].object->name == "a");
   server.store().unwatch(type, start.watcher);
+}
+
+TEST_CASE("wake() ends a watcher's wait without events, once per call") {
+  boost::asio::io_context io;
+  rg::sim::Watcher watcher(io.get_executor(), "", 10);
+  int waits = 0;
+  watcher.wake();  // before the wait: the wait returns at once
+  auto waiter = [&]() -> boost::asio::awaitable<void> {
+    for (;;) {
+      co_await watcher.wait();
+      ++waits;
+      if (watcher.closed()) co_return;
+      CHECK(watcher.take().empty());
+    }
+  };
+  boost::asio::co_spawn(io, waiter(), boost::asio::detached);
+  io.poll();
+  CHECK(waits == 1);  // and the next wait blocks: the wake was used up
+  watcher.wake();
+  io.poll();
+  CHECK(waits == 2);
+  io.poll();
+  CHECK(waits == 2);
+  watcher.close();
+  io.poll();
+  CHECK(waits == 3);
+  CHECK(io.stopped());
 }
