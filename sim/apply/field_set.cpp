@@ -88,24 +88,20 @@ FieldSet FieldSet::without_prefix(const FieldPath& prefix) const {
   return out;
 }
 
+bool FieldSet::erase_below(Node& node, const FieldPath& prefix, std::size_t depth) {
+  auto it = node.children.find(prefix[depth]);
+  if (it == node.children.end()) return false;
+  // The child goes with everything below it, or when the removal leaves it without members.
+  if (depth + 1 == prefix.size() || erase_below(it->second, prefix, depth + 1))
+    node.children.erase(it);
+  return !node.member && node.children.empty();
+}
+
 void FieldSet::erase_prefix(const FieldPath& prefix) {
-  if (prefix.empty()) {
+  if (prefix.empty())
     root_ = Node();
-    return;
-  }
-  std::vector<Node*> chain{&root_};
-  for (std::size_t i = 0; i + 1 < prefix.size(); ++i) {
-    auto it = chain.back()->children.find(prefix[i]);
-    if (it == chain.back()->children.end()) return;
-    chain.push_back(&it->second);
-  }
-  chain.back()->children.erase(prefix.back());
-  // Drop parents left without members.
-  for (std::size_t i = chain.size() - 1; i > 0; --i) {
-    Node* node = chain[i];
-    if (node->member || !node->children.empty()) break;
-    chain[i - 1]->children.erase(prefix[i - 1]);
-  }
+  else
+    erase_below(root_, prefix, 0);
 }
 
 FieldSet FieldSet::only_prefix(const FieldPath& prefix) const {

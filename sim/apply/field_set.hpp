@@ -59,6 +59,8 @@ class FieldSet {
   static void merge(Node& into, const Node& from);
   static bool subtract(Node& from, const Node& other);  // true if `from` became empty
   static bool intersect(Node& from, const Node& other);
+  // Removes prefix[depth..] below `node`; true when `node` is left without members.
+  static bool erase_below(Node& node, const FieldPath& prefix, std::size_t depth);
   static boost::json::object node_json(const Node& node, const boost::json::storage_ptr& storage);
   static bool is_encoded_node(const boost::json::value& fields, bool root);
   static Node node_from(const boost::json::value& fields);

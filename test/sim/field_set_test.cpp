@@ -41,6 +41,14 @@ TEST_CASE("union, difference and intersection work member by member") {
   CHECK(a.intersection(b).to_json() == json::parse(R"({"f:data":{"f:b":{}}})"));
   CHECK(a.difference(a).empty());
   CHECK(a.without_prefix({"f:data"}).empty());
+  CHECK(a.without_prefix({"f:data", "f:x"}) == a);
+  CHECK(a.without_prefix({"f:data", "f:a"}).to_json() == json::parse(R"({"f:data":{"f:b":{}}})"));
+  // Parents left without members go; a parent that is a member itself stays.
+  auto nested = set_of(R"({"f:m":{"f:l":{"f:a":{}}},"f:s":{".":{},"f:t":{}}})");
+  CHECK(nested.without_prefix({"f:m", "f:l", "f:a"}).to_json() ==
+        json::parse(R"({"f:s":{".":{},"f:t":{}}})"));
+  CHECK(nested.without_prefix({"f:s", "f:t"}).to_json() ==
+        json::parse(R"({"f:m":{"f:l":{"f:a":{}}},"f:s":{}})"));
   CHECK(a.only_prefix({"f:data", "f:a"}).to_json() == json::parse(R"({"f:data":{"f:a":{}}})"));
 }
 
