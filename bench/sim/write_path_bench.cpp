@@ -2,8 +2,9 @@
 // kube-sim holds D Deployments (seeded with their ReplicaSets and P pods each, as the failover
 // bench's cluster); W watches of Deployments stream every change (as the operator's informer
 // does); K concurrent keep-alive writers over loopback each take the next Deployment and send
-// the operator's two PATCHes: a merge patch of an annotation on the Deployment (with its
-// resourceVersion), then a patch of deployments/NAME/scale. Once with merge patches, once with
+// the operator's two PATCHes: a patch of deployments/NAME/scale (with the Deployment's
+// resourceVersion), then a merge patch recording the count in an annotation (with the
+// resourceVersion the scale answered). Once with merge patches, once with
 // strategic merge patches. The figure is the CPU time kube-sim's threads ran divided by the
 // PATCHes sent (process CPU minus the bench's own thread, where the clients and watchers run):
 // robust on a busy machine, where wall times are not.
@@ -85,15 +86,17 @@ asio::awaitable<void> write(Writers& writers, std::size_t round) {
   while (writers.next < writers.names.size()) {
     const std::string& name = writers.names[writers.next++];
     const auto current = writers.server.store().get(*writers.type, "default", name);
+    const auto replicas = static_cast<std::int64_t>(round + 2);
+    const json::value resize = {
+        {"metadata", {{"resourceVersion", std::to_string(current->resource_version)}}},
+        {"spec", {{"replicas", replicas}}}};
+    const json::value scaled = co_await writers.client.patch(scale, name, writers.patch_type,
+                                                             json::serialize(resize), options);
     const json::value record = {
         {"metadata",
-         {{"resourceVersion", std::to_string(current->resource_version)},
-          {"annotations", {{"replica-guard.io/replaced-replicas", std::to_string(round)}}}}}};
-    const json::value recorded = co_await writers.client.patch(
-        deployments, name, writers.patch_type, json::serialize(record), options);
-    const json::value resize = {{"metadata", {{"resourceVersion", resource_version_of(recorded)}}},
-                                {"spec", {{"replicas", static_cast<std::int64_t>(round + 2)}}}};
-    co_await writers.client.patch(scale, name, writers.patch_type, json::serialize(resize),
+         {{"resourceVersion", resource_version_of(scaled)},
+          {"annotations", {{"replica-guard.io/applied-replicas", std::to_string(replicas)}}}}}};
+    co_await writers.client.patch(deployments, name, writers.patch_type, json::serialize(record),
                                   options);
     writers.patches += 2;
   }
