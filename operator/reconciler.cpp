@@ -235,9 +235,10 @@ informer::Indexers<client::Pod> pod_indexers() {
 
 informer::Indexers<client::Node> node_indexers() {
   informer::Indexers<client::Node> indexers;
-  indexers.emplace(kNodesByReadyIndex, [](const client::Node& node) {
-    return std::vector<std::string>{node_ready(node) ? "true" : "false"};
-  });
+  indexers.emplace(kNodesByReadyIndex,
+                   informer::index_by<client::Node>([](const client::Node& node) {
+                     return std::string_view(node_ready(node) ? "true" : "false");
+                   }));
   return indexers;
 }
 
