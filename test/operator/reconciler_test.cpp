@@ -444,3 +444,20 @@ TEST_CASE("the wait for an echo that never comes ends at the timeout") {
   World::reconcile_with(*reconciler);  // the same stale cache: planned and written again
   CHECK(w.writer.writes.size() == 2);
 }
+
+TEST_CASE("most nodes unhealthy: no surge, said with SurgeSuppressed (counted by the node index)") {
+  World w;
+  w.cluster_with_failed_node();               // node-3 Unknown: 1 of 3, a surge
+  w.nodes.update(node("node-2", "Unknown"));  // 2 of 3 > 0.55: a likely partition
+  w.deployments.add(deployment(3, kManaged));
+  w.reconcile();
+  CHECK(w.writer.writes.empty());
+  REQUIRE_FALSE(w.sink.events.empty());
+  CHECK(w.sink.events[0].reason == "SurgeSuppressed");
+
+  w.nodes.update(node("node-2", "True"));  // back to 1 of 3: the surge goes ahead
+  w.sink.events.clear();
+  w.reconcile();
+  REQUIRE(w.writer.writes.size() == 1);
+  CHECK(w.writer.writes[0].replicas == 4);
+}
