@@ -44,6 +44,8 @@ std::string Scheduler::pick_node(const PodView& pod, std::string& reason) const 
     } else if (!pod.tolerates_all(node->taints, "NoSchedule") ||
                !pod.tolerates_all(node->taints, "NoExecute")) {
       ++rejected["node(s) had untolerated taint"];
+    } else if (!pod.selects(*node->object)) {
+      ++rejected["node(s) didn't match Pod's node affinity/selector"];
     } else {
       std::size_t load = 0;
       for (const auto& key : caches.pods.indexed(caches.pods_by_node, name))

@@ -1,5 +1,7 @@
 // Scheduler: binds pending pods (no spec.nodeName, schedulerName default-scheduler) to Ready,
-// schedulable nodes whose NoSchedule/NoExecute taints the pod tolerates, spreading them
+// schedulable nodes whose NoSchedule/NoExecute taints the pod tolerates and whose labels match
+// the pod's spec.nodeSelector (kube-scheduler's filters in their order: NodeUnschedulable,
+// TaintToleration, NodeAffinity; a node is rejected for the first that fails), spreading them
 // (fewest pods first, then by name), and sets the PodScheduled condition -- True on binding,
 // False/Unschedulable with kube-scheduler's message when no node fits; such pods are retried
 // whenever a node changes.

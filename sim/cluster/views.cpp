@@ -50,6 +50,14 @@ bool PodView::tolerates_all(const std::vector<Taint>& taints, std::string_view e
   return true;
 }
 
+bool PodView::selects(const StoredObject& node) const {
+  for (const auto& [key, value] : node_selector) {
+    auto label = node.labels.find(std::string_view(key));
+    if (label == node.labels.end() || label->second != value) return false;
+  }
+  return true;
+}
+
 PodView PodView::from(ObjectPtr object) {
   PodView view;
   const json::object pod = parse_body(*object);
@@ -81,6 +89,9 @@ PodView PodView::from(ObjectPtr object) {
           toleration.toleration_seconds = int_at(*t, "tolerationSeconds");
         view.tolerations.push_back(std::move(toleration));
       }
+  if (const auto* selector = find_object(spec, "nodeSelector"))
+    for (const auto& [key, value] : *selector)
+      if (value.is_string()) view.node_selector.emplace_back(key, value.get_string());
   view.object = std::move(object);
   return view;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "client/labels/label_selector.hpp"
@@ -52,11 +53,16 @@ struct PodView {
   std::int64_t restart_count = 0;
   std::optional<ControllerRef> controller;
   std::vector<Toleration> tolerations;
+  /// spec.nodeSelector: labels a node must carry (all of them) for the pod to run there.
+  std::vector<std::pair<std::string, std::string>> node_selector;
 
   static PodView from(ObjectPtr object);
   /// Counted by a ReplicaSet: neither terminating nor finished (controller.FilterActivePods).
   bool active() const { return !deleting && phase != "Succeeded" && phase != "Failed"; }
   bool tolerates_all(const std::vector<Taint>& taints, std::string_view effect) const;
+  /// True when the node's labels carry every spec.nodeSelector entry (the nodeSelector half of
+  /// kube-scheduler's NodeAffinity filter).
+  bool selects(const StoredObject& node) const;
 };
 
 struct NodeView {

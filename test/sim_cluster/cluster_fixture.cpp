@@ -132,13 +132,21 @@ void ClusterFixture::annotate_deployment(const std::string& name, const std::str
 }
 
 void ClusterFixture::stop_kubelet(const std::string& node, bool stopped) {
+  label_node(node, "sim.replica-guard.io/kubelet",
+             stopped ? std::optional<std::string>("stopped") : std::nullopt);
+}
+
+void ClusterFixture::label_node(const std::string& node, const std::string& key,
+                                const std::optional<std::string>& value) {
   registry.update(type("", "nodes"), "", node, "",
                   [&](json::object view) {
-                    auto& labels = view["metadata"].as_object()["labels"].as_object();
-                    if (stopped)
-                      labels["sim.replica-guard.io/kubelet"] = "stopped";
+                    auto& slot = view["metadata"].as_object()["labels"];
+                    if (!slot.is_object()) slot.emplace_object();
+                    auto& labels = slot.as_object();
+                    if (value)
+                      labels[key] = *value;
                     else
-                      labels.erase("sim.replica-guard.io/kubelet");
+                      labels.erase(key);
                     view["metadata"].as_object().erase("resourceVersion");
                     return view;
                   },

@@ -55,6 +55,9 @@ class ClusterFixture {
                        const std::function<void(boost::json::object& spec)>& edit);
   /// Sets or removes sim.replica-guard.io/kubelet=stopped on a node.
   void stop_kubelet(const std::string& node, bool stopped);
+  /// Sets (or, with nullopt, removes) a label on a node through the registry, as kubectl label.
+  void label_node(const std::string& node, const std::string& key,
+                  const std::optional<std::string>& value);
 
   /// Sets or removes an annotation on a Deployment.
   void annotate_deployment(const std::string& name, const std::string& key,
