@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "sim/cluster/cluster.hpp"
+#include "sim/cluster/kubelet_admin.hpp"
 #include "sim/server.hpp"
 
 int main(int argc, char** argv) {
@@ -105,6 +106,7 @@ int main(int argc, char** argv) {
     boost::asio::io_context io;
     rg::sim::Cluster cluster(server.store(), cluster_options.scaled(time_scale), io.get_executor());
     cluster.seed_nodes(nodes);
+    server.route_admin("/sim/kubelets", rg::sim::kubelet_admin(cluster));
     if (!kubeconfig.empty()) server.write_kubeconfig(kubeconfig);
     std::cout << "kube-sim serving on " << server.address() << std::endl;
     boost::asio::cancellation_signal stop;

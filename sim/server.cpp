@@ -77,11 +77,21 @@ struct Server::Impl {
     // Authentication and authorization first (a real API server's filter order), then the admin
     // endpoint and injected faults.
     auth_filter->set_next([this](HttpRequest& request, ResponseStream& stream) {
-      return faults.intercept(request, stream);
+      return intercept(request, stream);
     });
     api->set_hook([this](HttpRequest& request, ResponseStream& stream) {
       return auth_filter->intercept(request, stream);
     });
+  }
+
+  // The admin routes others serve, then /sim/faults and the injected faults.
+  boost::asio::awaitable<bool> intercept(HttpRequest& request, ResponseStream& stream) {
+    if (request.path.starts_with("/sim/"))
+      if (auto response = admin.serve(request)) {
+        co_await stream.send(*response);
+        co_return true;
+      }
+    co_return co_await faults.intercept(request, stream);
   }
 
   ServerOptions options;
@@ -94,6 +104,7 @@ struct Server::Impl {
   std::unique_ptr<ApiServer> api;
   HttpServer http;
   Faults faults;
+  AdminRoutes admin;
   std::vector<std::thread> threads;
   bool stopped = false;
 };
@@ -120,6 +131,9 @@ unsigned short Server::port() const { return impl_->http.port(); }
 Store& Server::store() { return impl_->store; }
 Registry& Server::registry() { return impl_->registry; }
 Faults& Server::faults() { return impl_->faults; }
+void Server::route_admin(std::string prefix, AdminRoutes::Handler handler) {
+  impl_->admin.route(std::move(prefix), std::move(handler));
+}
 const ResourceTable& Server::resources() const { return impl_->registry.table(); }
 const std::string& Server::ca_pem() const { return impl_->certificate.ca_pem; }
 

@@ -11,6 +11,7 @@
 
 #include "client/config/rest_config.hpp"
 #include "client/transport/certificates.hpp"
+#include "sim/admin_routes.hpp"
 #include "sim/auth/auth_options.hpp"
 #include "sim/collection_handlers.hpp"
 #include "sim/faults.hpp"
@@ -60,6 +61,10 @@ class Server {
   Registry& registry();
   Faults& faults();
   const ResourceTable& resources() const;
+  /// Serves the admin path `prefix` (under /sim/) with `handler`: how the kube-sim binary and
+  /// test fixtures expose the simulated Cluster (e.g. /sim/kubelets) without the Server
+  /// depending on it. Authenticated and authorized like /sim/faults, never faulted.
+  void route_admin(std::string prefix, AdminRoutes::Handler handler);
 
   /// The PEM clients trust for HTTPS (empty when serving plain HTTP).
   const std::string& ca_pem() const;

@@ -7,6 +7,7 @@
 
 #include "sim/cluster/cluster_options.hpp"
 #include "sim/cluster/informer.hpp"
+#include "sim/cluster/kubelet_control.hpp"
 #include "sim/cluster/views.hpp"
 
 namespace rg::sim::cluster {
@@ -48,6 +49,7 @@ struct Context {
   const ClusterOptions& options;
   Caches& caches;
   boost::asio::any_io_executor executor;  ///< the cluster's strand
+  KubeletControl& kubelet_control;        ///< kubelets stopped, started or slowed from outside
 };
 
 }  // namespace rg::sim::cluster

@@ -6,6 +6,8 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <stdexcept>
+
 #include "sim/cluster/caches.hpp"
 #include "sim/cluster/deployment_controller.hpp"
 #include "sim/cluster/kubelet.hpp"
@@ -32,11 +34,27 @@ struct Cluster::Impl {
   Store& store;
   ClusterOptions options;
   boost::asio::strand<boost::asio::any_io_executor> strand;
+  KubeletControl kubelet_control{strand};
+
+  /// Throws std::out_of_range unless `node` is a stored Node.
+  void require_node(const std::string& node) const {
+    if (store.get(cluster::ResourceTypes::builtin().nodes, "", node) == nullptr)
+      throw std::out_of_range("nodes \"" + node + "\" not found");
+  }
+  KubeletState with_label(KubeletState state) const {
+    if (auto node = store.get(cluster::ResourceTypes::builtin().nodes, "", state.node)) {
+      auto label = node->labels.find(cluster::kKubeletLabel);
+      state.stopped_by_label =
+          label != node->labels.end() && label->second == cluster::kKubeletStopped;
+    }
+    return state;
+  }
 
   boost::asio::awaitable<void> run_all() {
     using namespace boost::asio::experimental::awaitable_operators;
     cluster::Caches caches(store, cluster::ResourceTypes::builtin(), strand);
-    cluster::Context context{store, cluster::ResourceTypes::builtin(), options, caches, strand};
+    cluster::Context context{
+        store, cluster::ResourceTypes::builtin(), options, caches, strand, kubelet_control};
     cluster::ReplicaSetController replica_sets(context);
     cluster::DeploymentController deployments(context);
     cluster::Scheduler scheduler(context);
@@ -67,5 +85,28 @@ void Cluster::seed_deployments(const DeploymentSeed& seed) {
 }
 
 const ClusterOptions& Cluster::options() const { return impl_->options; }
+
+KubeletState Cluster::stop_kubelet(const std::string& node) {
+  impl_->require_node(node);
+  return impl_->with_label(impl_->kubelet_control.stop(node));
+}
+
+KubeletState Cluster::start_kubelet(const std::string& node) {
+  impl_->require_node(node);
+  return impl_->with_label(impl_->kubelet_control.start(node));
+}
+
+KubeletState Cluster::delay_kubelet(const std::string& node, std::chrono::milliseconds delay) {
+  impl_->require_node(node);
+  return impl_->with_label(impl_->kubelet_control.delay(node, delay));
+}
+
+std::vector<KubeletState> Cluster::kubelets() const {
+  std::vector<KubeletState> out;
+  const auto nodes = impl_->store.list(cluster::ResourceTypes::builtin().nodes, "");
+  for (const auto& node : nodes->items)
+    out.push_back(impl_->with_label(impl_->kubelet_control.state(node->name)));
+  return out;
+}
 
 }  // namespace rg::sim

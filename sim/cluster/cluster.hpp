@@ -3,7 +3,8 @@
 // driven through the Store like a real controller through the API (shared informer caches
 // fed by Store watches; timers only for heartbeats, grace periods and delays). A person
 // drives it with kubectl: label a node sim.replica-guard.io/kubelet=stopped to stop its
-// kubelet, remove the label to restart it.
+// kubelet, remove the label to restart it. A test or harness kills a kubelet without any API
+// write (as a real death) with stop_kubelet() / POST /sim/kubelets/NODE/stop.
 //
 //   rg::sim::Store store;
 //   rg::sim::Cluster cluster(store, {}, io.get_executor());
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "sim/cluster/cluster_options.hpp"
+#include "sim/cluster/kubelet_control.hpp"
 #include "sim/cluster/seed.hpp"
 #include "sim/object_store.hpp"
 
@@ -42,6 +44,17 @@ class Cluster {
   void seed_deployments(const DeploymentSeed& seed);
 
   const ClusterOptions& options() const;
+
+  /// Kills `node`'s kubelet without any API write: no more Lease renewals, node status or pod
+  /// updates, until start_kubelet(). Throws std::out_of_range when there is no such Node.
+  /// Thread-safe (any thread, also while run() runs elsewhere), as are the calls below.
+  KubeletState stop_kubelet(const std::string& node);
+  /// Starts it again: it renews its Lease and posts node status at once, then as usual.
+  KubeletState start_kubelet(const std::string& node);
+  /// Delays each of `node`'s Lease renewals and node status writes by `delay` (0: none).
+  KubeletState delay_kubelet(const std::string& node, std::chrono::milliseconds delay);
+  /// Every Node's kubelet, by node name.
+  std::vector<KubeletState> kubelets() const;
 
  private:
   struct Impl;

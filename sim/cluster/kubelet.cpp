@@ -47,6 +47,7 @@ std::string host_ip_of(const json::object& node) {
 
 Kubelets::Kubelets(Context& context)
     : context_(context), loop_(context.executor, "kubelet", context.options.retry_delay) {
+  context.kubelet_control.on_change([this](const std::string& node) { loop_.add(node); });
   context.caches.nodes.add_handler([this](const NodeView* before, const NodeView* after) {
     loop_.add((after != nullptr ? after : before)->object->name);
   });
@@ -55,6 +56,8 @@ Kubelets::Kubelets(Context& context)
       if (pod != nullptr && !pod->node_name.empty()) loop_.add(pod->node_name);
   });
 }
+
+Kubelets::~Kubelets() { context_.kubelet_control.on_change({}); }
 
 boost::asio::awaitable<void> Kubelets::run() {
   auto sync = [this](const std::string& key) { this->sync(key); };
@@ -65,9 +68,10 @@ void Kubelets::sync(const std::string& node_name) {
   auto node = context_.caches.nodes.get("", node_name);
   if (!node) {
     kubelets_.erase(node_name);
+    context_.kubelet_control.forget(node_name);
     return;
   }
-  if (node->kubelet_stopped) {
+  if (node->kubelet_stopped || !context_.kubelet_control.alive(node_name)) {
     kubelets_.erase(node_name);  // a restarted kubelet begins afresh
     return;
   }
@@ -150,6 +154,7 @@ void Kubelets::renew_lease(const NodeView& node) {
         {"spec",
          json::object{{"holderIdentity", name}, {"leaseDurationSeconds", 40}, {"renewTime", now}}}};
     context_.caches.leases.observe(context_.store.create(leases, std::move(lease)));
+    context_.kubelet_control.renewed(name, now);
     return;
   }
   auto written = context_.store.update(leases, kLeaseNamespace, name,
@@ -158,6 +163,7 @@ void Kubelets::renew_lease(const NodeView& node) {
                                          return object;
                                        });
   context_.caches.leases.observe(std::move(written));
+  context_.kubelet_control.renewed(name, now);
 }
 
 void Kubelets::start_pod(const PodView& pod, const NodeView& node) {

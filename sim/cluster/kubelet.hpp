@@ -22,6 +22,9 @@ namespace rg::sim::cluster {
 class Kubelets {
  public:
   explicit Kubelets(Context& context);
+  ~Kubelets();
+  Kubelets(const Kubelets&) = delete;
+  Kubelets& operator=(const Kubelets&) = delete;
   boost::asio::awaitable<void> run();
 
  private:

@@ -77,3 +77,33 @@ TEST_CASE("no node matching the nodeSelector: Unschedulable with kube-scheduler'
            condition_status(pods.front(), "Ready") == "True";
   }));
 }
+
+TEST_CASE("a node whose kubelet died but is still Ready gets the new pod when least loaded") {
+  auto options = fast_options();
+  options.node_monitor_grace_period = std::chrono::seconds(300);  // stays Ready in the test
+  ClusterFixture f(options, 3);
+  f.create_deployment("web", 2);
+  REQUIRE(f.run_until([&] {
+    auto pods = f.pods_of("web");
+    return pods.size() == 2 && condition_status(pods[0], "Ready") == "True" &&
+           condition_status(pods[1], "Ready") == "True";
+  }));
+  std::set<std::string> used;
+  for (const auto& pod : f.pods_of("web")) used.insert(node_of(pod));
+  REQUIRE(used == std::set<std::string>{"node-1", "node-2"});
+
+  f.cluster.stop_kubelet("node-3");
+  f.edit_deployment("web", [](json::object& spec) { spec["replicas"] = 3; });
+  REQUIRE(f.run_until([&] {
+    for (const auto& pod : f.pods_of("web"))
+      if (node_of(pod) == "node-3") return true;
+    return false;
+  }));
+  CHECK(condition_status(f.get("", "nodes", "", "node-3"), "Ready") == "True");
+  // Nobody starts it: the pod stays Pending on the dead node.
+  for (const auto& pod : f.pods_of("web"))
+    if (node_of(pod) == "node-3") {
+      CHECK(pod.at("status").at("phase") == "Pending");
+      CHECK(condition_status(pod, "Ready") != "True");
+    }
+}
