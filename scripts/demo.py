@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""The replica-guard demo, narrated: kube-sim with four nodes and three Deployments (two opted
-in), replica-guard against it, then one node's kubelet stops. It prints, with timestamps, what
-the cluster and the operator do, and ends with how long each opted-in Deployment was short of
-serving replicas, next to how long Kubernetes alone would have left it short.
+"""The replica-guard demo, narrated: kube-sim with four nodes and four Deployments of four
+replicas side by side -- one pod of each on every node --: `web-defaults` as Kubernetes leaves it,
+`web-toleration-30` and `web-toleration-0` with the pod-template setting a user can choose
+instead, and `web-replica-guard` opted in to replica-guard. Then one node's kubelet dies. It
+prints, with timestamps, what the cluster and the operator do, and ends with how long after the
+death each Deployment had its capacity back and its dead endpoints gone (the outcome harness's
+comparison, scripts/outcome.py, for this one death).
 
 Timings are Kubernetes' own, compressed by --time-scale (default 0.1: ten times faster).
 Usage: scripts/demo.py BUILD_DIR [--time-scale 0.1]
@@ -13,33 +16,60 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kube_sim_session import KubeSim, condition, deployment_manifest, wait_for  # noqa: E402
+import outcome  # noqa: E402
+from kube_api import KubeApi  # noqa: E402
+from kube_sim_session import KubeSim  # noqa: E402
 
 START = time.monotonic()
+NODES = 4
+GUARDED = "web-replica-guard"
 
 
 def say(text):
     print(f"[{time.monotonic() - START:6.1f}s] {text}", flush=True)
 
 
-def ready(obj):
-    return condition(obj, "Ready") == "True"
+class Narrator:
+    """Prints what changes -- the dead node's Ready condition, the guarded Deployment's
+    spec.replicas, each setup's figures as the harness observes them -- each once."""
 
+    def __init__(self, api, harness, death, scale):
+        self.api, self.harness, self.death, self.scale = api, harness, death, scale
+        self.seen = set()
+        self.node_ready, self.replicas = "True", NODES
 
-def serving(sim):
-    """Serving replicas per Deployment: Ready pods, not terminating, on Ready nodes."""
-    ready_nodes = {n["metadata"]["name"] for n in sim.items("nodes") if ready(n)}
-    counts = {}
-    for pod in sim.items("pods"):
-        app = pod["metadata"].get("labels", {}).get("app")
-        if (app and ready(pod) and "deletionTimestamp" not in pod["metadata"]
-                and pod.get("spec", {}).get("nodeName") in ready_nodes):
-            counts[app] = counts.get(app, 0) + 1
-    return counts
+    def guarded_replicas(self):
+        return self.api.get(f"/apis/apps/v1/namespaces/{outcome.NAMESPACE}/deployments/{GUARDED}")["spec"]["replicas"]
 
+    def step(self):
+        node = self.api.get(f"/api/v1/nodes/{self.death.victim}")
+        ready = next((c["status"] for c in node["status"].get("conditions", []) if c["type"] == "Ready"), "")
+        if ready != self.node_ready:
+            self.node_ready = ready
+            say(f"{self.death.victim} is Ready={ready} now" +
+                (" (the node lifecycle controller marked it)" if ready != "True" else ""))
+        replicas = self.guarded_replicas()
+        if replicas != self.replicas:
+            self.replicas = replicas
+            say(f"{GUARDED}: replica-guard set spec.replicas to {replicas}")
+        with self.harness.lock:
+            figures = [(s, "capacity back", v) for s, v in self.death.capacity_back.items()] + \
+                      [(s, "no dead endpoints", v) for s, v in self.death.endpoints_gone.items()]
+        for setup, what, value in sorted(figures, key=lambda f: f[2]):
+            if (setup, what) not in self.seen:
+                self.seen.add((setup, what))
+                say(f"web-{setup}: {what}, {value / self.scale:.1f}s after the death (real-cluster seconds)")
 
-def replicas(sim):
-    return {d["metadata"]["name"]: d["spec"].get("replicas", 1) for d in sim.items("deployments")}
+    def until(self, done, timeout):
+        """Narrates until done() holds (then once more) or `timeout` seconds pass."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            finished = done()
+            self.step()
+            if finished:
+                return True
+            time.sleep(0.1)
+        return False
 
 
 def main():
@@ -48,88 +78,44 @@ def main():
     parser.add_argument("--time-scale", type=float, default=0.1)
     args = parser.parse_args()
     scale = args.time_scale
-    grace, eviction, monitor = 30 * scale, 300 * scale, 50 * scale
-    say(f"starting kube-sim: 4 nodes, Kubernetes' timings x{scale} (node-monitor grace {monitor:g}s, "
-        f"eviction after {eviction:g}s)")
+    say(f"starting kube-sim: {NODES} nodes, Kubernetes' timings x{scale:g} (node-monitor grace "
+        f"{50 * scale:g}s, default toleration {300 * scale:g}s)")
     try:
-        sim = KubeSim(args.build_dir, "--nodes", "4", "--time-scale", str(scale))
+        sim = KubeSim(args.build_dir, "--nodes", str(NODES), "--time-scale", str(scale))
     except RuntimeError as e:
         sys.exit(f"demo: {e}")
     with sim:
         say(sim.banner)
-        say(f"starting replica-guard (node grace {grace:g}s, scale-down delay {60 * scale:g}s)")
-        sim.start_operator("replica-guard", "--node-grace-period", f"{grace:g}s",
-                           "--scale-down-delay", f"{60 * scale:g}s")
-        say("kubectl apply: web (4 replicas) and api (3) opted in, batch (2) not")
-        for name, count, annotations in [
-                ("web", 4, {"replica-guard.io/enabled": "true"}),
-                ("api", 3, {"replica-guard.io/enabled": "true", "replica-guard.io/max-surge": "2"}),
-                ("batch", 2, {})]:
-            sim.run("apply", "-f", "-", stdin=deployment_manifest(name, count, annotations))
-        wanted = {"web": 4, "api": 3, "batch": 2}
-        wait_for("every replica serving", lambda: all(serving(sim).get(k, 0) >= v for k, v in wanted.items()),
-                 60, interval=0.25)
-        say(f"all serving: {serving(sim)}")
-        pods = sim.items("pods")
-        nodes_of_web = sorted({p["spec"]["nodeName"] for p in pods if p["metadata"]["labels"].get("app") == "web"})
-        victim = nodes_of_web[0]
-        on_victim = sorted(p["metadata"]["labels"]["app"] for p in pods if p["spec"].get("nodeName") == victim)
-        guarded_on_victim = sorted({app for app in on_victim if app in ("web", "api")})
-        say(f"stopping the kubelet of {victim} (it runs: {', '.join(on_victim)})")
-        sim.run("label", "node", victim, "sim.replica-guard.io/kubelet=stopped")
-        failed_at = time.monotonic()
-
-        short_since = {}
-        short_total = {"web": 0.0, "api": 0.0}
-        scaled_up = set()
-        seen = set()
-        restored = False
-        recovered_at = None
-        deadline = time.monotonic() + eviction + 120 * scale + 60
-        while time.monotonic() < deadline:
-            now_serving, now_replicas = serving(sim), replicas(sim)
-            now = time.monotonic()
-            for app in short_total:
-                short = now_serving.get(app, 0) < wanted[app]
-                if short and app not in short_since:
-                    short_since[app] = now
-                    say(f"{app}: short of serving replicas ({now_serving.get(app, 0)}/{wanted[app]})")
-                elif not short and app in short_since:
-                    short_total[app] += now - short_since.pop(app)
-                    say(f"{app}: serving {now_serving.get(app, 0)}/{wanted[app]} again")
-                if now_replicas.get(app) != wanted[app] and (app, now_replicas.get(app)) not in seen:
-                    seen.add((app, now_replicas.get(app)))
-                    scaled_up.add(app)
-                    say(f"{app}: replica-guard set spec.replicas to {now_replicas.get(app)}")
-                if now_replicas.get(app) == wanted[app] and app in scaled_up and (app, wanted[app]) not in seen:
-                    seen.add((app, wanted[app]))
-                    say(f"{app}: scaled back down to {wanted[app]}")
-            node_ready = any(ready(n) for n in sim.items("nodes") if n["metadata"]["name"] == victim)
-            if not node_ready and ("node", "down") not in seen:
-                seen.add(("node", "down"))
-                say(f"{victim} is no longer Ready (the node lifecycle controller marked it)")
-            if not restored and not short_since and time.monotonic() - failed_at > monitor + grace:
-                say(f"restarting the kubelet of {victim}")
-                sim.run("label", "node", victim, "sim.replica-guard.io/kubelet-")
-                restored = True
-                recovered_at = now
-            if restored and all(now_replicas.get(a) == wanted[a] for a in short_total) and \
-                    now - recovered_at > 60 * scale + 2:
-                break
-            time.sleep(0.25)
-        for app, since in short_since.items():
-            short_total[app] += time.monotonic() - since
+        flags = outcome.operator_flags(scale)
+        say(f"starting replica-guard ({' '.join(flags)})")
+        sim.start_operator("replica-guard", *flags)
+        api = KubeApi(sim.kubectl, sim.kubeconfig, sim.work)
+        harness = outcome.Outcome(sim, api, scale, nodes_per_group=NODES)
+        try:
+            say("creating web-defaults, web-toleration-30, web-toleration-0 and web-replica-guard "
+                f"(opted in), {NODES} replicas each, one pod on every node")
+            harness.prepare(["web"], outcome.node_names(api))
+            say("all 16 pods Ready")
+            death = harness.kill("web")
+            say(f"the kubelet of {death.victim} died" + (
+                f", {death.phase / scale:.1f}s after it last renewed its Lease" if death.phase is not None else ""))
+            narrator = Narrator(api, harness, death, scale)
+            if narrator.until(death.done, (50 + 300 + 2) * 1.5 * scale + 30):
+                say(f"restarting the kubelet of {death.victim}")
+                harness.revive(death)
+                narrator.until(lambda: narrator.node_ready == "True" and narrator.replicas == NODES,
+                               60 * scale + 30)
+        finally:
+            harness.close()
+        rows = outcome.summarize([death], scale)
         print()
-        print("Summary (real-cluster seconds = demo seconds / time scale):")
-        without = eviction + 2 * scale  # from NotReady: the toleration runs out, then a pod restarts
-        for app, total in short_total.items():
-            print(f"  {app:6s} short of serving replicas for {total:5.1f}s with replica-guard "
-                  f"(~{total / scale:5.0f}s at real timings); Kubernetes alone: ~{without:5.1f}s "
-                  f"(~{without / scale:5.0f}s: the 300 s toleration, then a restart)")
-        missed = [app for app in guarded_on_victim if app not in scaled_up]
-        if missed or not restored or any(app in short_since for app in short_total):
-            print(f"demo: FAILED: not scaled up: {missed}; node restored: {restored}; "
-                  f"still short: {sorted(short_since)}")
+        print(f"Summary: one node death, in real-cluster seconds from the death (demo seconds / {scale:g}):")
+        print(outcome.table(rows))
+        print("(capacity back: the desired Ready pods on live nodes again; dead endpoints: pods on the dead "
+              "node still Ready in the API, so Services still route to them)")
+        missing = [s for s in outcome.SETUPS if s not in death.capacity_back or s not in death.endpoints_gone]
+        if missing or not death.affected == set(outcome.SETUPS):
+            print(f"demo: FAILED: not measured: {missing}; setups on the dead node: {sorted(death.affected)}")
             sim.close(failed=True)  # keeps kube-sim's and the operator's logs, and says where
             return 1
         return 0
