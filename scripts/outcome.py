@@ -197,17 +197,25 @@ class Outcome:
                 self.lock.notify_all()
             synced.set()
 
-    def wait(self, what, condition, timeout):
-        """Waits (on the watch, not by polling) until condition() holds under the lock."""
+    def wait(self, condition, timeout):
+        """Waits (woken by the watches, not polling) until condition() holds under the lock;
+        False after `timeout` seconds. Raises if a watch failed."""
         deadline = time.monotonic() + timeout
         with self.lock:
             while not condition():
                 if self.error is not None:
-                    raise RuntimeError(f"the Pod watch failed: {self.error}")
+                    raise RuntimeError(f"a watch failed: {self.error}")
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise RuntimeError(f"timed out after {timeout:g}s waiting for {what}")
+                    return False
                 self.lock.wait(min(left, 1.0))
+            return True
+
+    def new_surges(self, since, seconds):
+        """The surges after index `since` of self.surges, waiting up to `seconds` for one."""
+        self.wait(lambda: len(self.surges) > since, seconds)
+        with self.lock:
+            return self.surges[since:]
 
     # --- groups and deaths -------------------------------------------------------------------
 
@@ -228,10 +236,9 @@ class Outcome:
             for setup in self.setups:
                 self.api.request("POST", f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments",
                                  deployment(group, setup, per))
-                self.wait(f"{group}-{setup}: one Ready pod on each of {', '.join(members)}",
-                          lambda g=group, s=setup, m=members: sorted(
-                              p.node for p in self.by_group.get(g, {}).values()
-                              if p.setup == s and p.ready) == sorted(m), 60)
+                if not self.wait(lambda g=group, s=setup, m=members: sorted(
+                        p.node for p in self.by_group.get(g, {}).values() if p.setup == s and p.ready) == sorted(m), 60):
+                    raise RuntimeError(f"{group}-{setup}: no Ready pod on each of {', '.join(members)} after 60s")
 
     def kill(self, group, victim=None):
         """Stops the kubelet of a node of `group` (its first node unless `victim` names one) and
@@ -282,7 +289,7 @@ class Outcome:
     def _revive_finished(self, pending):
         with self.lock:
             if self.error is not None:
-                raise RuntimeError(f"the Pod watch failed: {self.error}")
+                raise RuntimeError(f"a watch failed: {self.error}")
             finished = [d for d in pending if d.done()]
         for death in finished:
             self.revive(death)

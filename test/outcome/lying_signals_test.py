@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Lying signals: replica-guard must not surge when nothing died. One kube-sim (ten nodes, time
+scale 0.1), two replica-guard replicas electing a leader, one guarded Deployment with a pod on
+every node, and a Deployment watch that records every surge (spec.replicas above desired). First
+a real death, which must surge (else the rest proves nothing), then scenarios in which no node
+died but a signal says one might have, each watched for surges for twice the operator's node
+grace after it ends:
+
+- a slow kubelet: one node's Lease renewals land late, by less than the grace allows;
+- watches dropped every few seconds;
+- the operator restarted (SIGTERM, a new process);
+- the leader killed (SIGKILL), the standby taking over;
+- 60% of the nodes dying at once: a partition is likelier, so no surge -- and a SurgeSuppressed
+  Event says so.
+
+  test/outcome/lying_signals_test.py BUILD_DIR
+"""
+import itertools
+import os
+import re
+import signal
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+from kube_api import KubeApi  # noqa: E402
+from kube_sim_session import Checks, KubeSim, skip_without_kubectl, stop  # noqa: E402
+import outcome  # noqa: E402
+
+SCALE = 0.1
+NODES = 10
+GRACE = 30 * SCALE            # the operator's --node-grace-period at this scale
+NOT_READY = 50 * SCALE        # the node lifecycle controller's grace
+RENEW = 10 * SCALE            # the kubelet's Lease renewal interval
+LEADER = ["--leader-elect", "--leader-election-namespace", "default", "--leader-elect-lease-duration",
+          "2s", "--leader-elect-renew-deadline", "1s", "--leader-elect-retry-period", "0.2s"]
+
+
+class Scenarios:
+    def __init__(self, sim, api, harness, checks):
+        self.sim, self.api, self.harness, self.checks = sim, api, harness, checks
+        self.flags = [*outcome.operator_flags(SCALE), *LEADER]
+        self.numbers = itertools.count()
+        self.names = [f"replica-guard-{next(self.numbers)}" for _ in range(2)]
+        self.operators = [sim.start_operator(name, *self.flags) for name in self.names]
+        self.guarded = f"all-{outcome.SETUPS[-1]}"
+        self.nodes = harness.groups["all"]
+
+    def quiet(self, what, seconds=2 * GRACE + NOT_READY):
+        """Checks that no surge comes within `seconds`."""
+        since = len(self.harness.surges)
+        surges = self.harness.new_surges(since, seconds)
+        self.checks.check(f"{what}: no surge", not surges, f"surges: {surges}")
+
+    def restart_operator(self, index, sig):
+        stop(self.operators[index], sig)
+        self.names[index] = f"replica-guard-{next(self.numbers)}"
+        self.operators[index] = self.sim.start_operator(self.names[index], *self.flags)
+
+    def post(self, path, body=None):
+        return self.api.request("POST", path, body)
+
+    def real_death(self):
+        since = len(self.harness.surges)
+        death = self.harness.kill("all", self.nodes[-1])
+        surges = self.harness.new_surges(since, NOT_READY + GRACE + 30)
+        self.checks.check("a real death surges", bool(surges), "no surge")
+        self.harness.revive(death)
+        back = self.harness.wait(lambda: self.harness.replicas.get(self.guarded) == NODES, 60 * SCALE + 30)
+        self.checks.check("and the surge is scaled back after the node returns", back,
+                          f"spec.replicas {self.harness.replicas.get(self.guarded)}")
+
+    def slow_kubelet(self):
+        node = self.nodes[1]
+        self.post(f"/sim/kubelets/{node}/delay", {"seconds": 0.5 * RENEW})
+        self.quiet(f"{node}'s renewals half an interval late")
+        self.post(f"/sim/kubelets/{node}/delay", {"seconds": 0})
+
+    def dropped_watches(self):
+        since = len(self.harness.surges)
+        for _ in range(int((2 * GRACE + NOT_READY) / (0.3 * RENEW))):
+            self.post("/sim/faults/drop-watches")
+            if self.harness.new_surges(since, 0.3 * RENEW):
+                break
+        self.quiet("watches dropped every 3 s")
+
+    def operator_restart(self):
+        self.restart_operator(0, signal.SIGTERM)
+        self.quiet("an operator restarted")
+
+    def leader_failover(self):
+        lease = self.api.get("/apis/coordination.k8s.io/v1/namespaces/default/leases/replica-guard")
+        holder = lease["spec"].get("holderIdentity", "")
+        acquired = [re.findall(r"leader election: (\S+) acquired lease", self.sim.log(name)) for name in self.names]
+        leaders = [i for i, identities in enumerate(acquired) if holder in identities]
+        if not self.checks.check("one operator holds the leader Lease", len(leaders) == 1, f"holder {holder!r}"):
+            return
+        self.restart_operator(leaders[0], signal.SIGKILL)
+        self.quiet("the leader killed and replaced")
+
+    def majority_dies(self):
+        since = len(self.harness.surges)
+        victims = self.nodes[:6]
+        deaths = [self.harness.kill("all", node) for node in victims]
+        surges = self.harness.new_surges(since, NOT_READY + 2 * GRACE + 30 * SCALE)
+        self.checks.check("60% of the nodes dead at once: no surge", not surges, f"surges: {surges}")
+        events = self.api.get("/api/v1/namespaces/default/events")["items"]
+        self.checks.check("and a SurgeSuppressed Event on the guarded Deployment", any(
+            e.get("reason") == "SurgeSuppressed" and e["involvedObject"].get("name") == self.guarded for e in events),
+            f"reasons: {sorted({e.get('reason') for e in events})}")
+        for death in deaths:
+            self.harness.revive(death)
+
+
+@skip_without_kubectl
+def main():
+    checks = Checks("lying_signals")
+    with KubeSim(sys.argv[1], "--nodes", str(NODES), "--time-scale", str(SCALE)) as sim:
+        api = KubeApi(sim.kubectl, sim.kubeconfig, sim.work)
+        harness = outcome.Outcome(sim, api, SCALE, nodes_per_group=NODES, setups=outcome.SETUPS[-1:])
+        try:
+            harness.prepare(["all"], outcome.node_names(api))
+            scenarios = Scenarios(sim, api, harness, checks)
+            for scenario in (scenarios.real_death, scenarios.slow_kubelet, scenarios.dropped_watches,
+                             scenarios.operator_restart, scenarios.leader_failover, scenarios.majority_dies):
+                print(f"--- {scenario.__name__}", flush=True)
+                scenario()
+        finally:
+            harness.close()
+    return checks.result()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
