@@ -4,12 +4,9 @@
 
 #include <boost/json.hpp>
 
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <map>
-#include <sstream>
 
 #include "client/model/codec.hpp"
 #include "client/model/deployment.hpp"
@@ -22,26 +19,12 @@
 #include "client/model/time.hpp"
 #include "client/model/unstructured.hpp"
 #include "test/client/model/schema_projection.hpp"
+#include "test/roundtrip_fixtures.hpp"
 
 namespace rg::client {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::optional<fs::path> fixtures_dir() {
-  const char* shared = std::getenv("RG_SHARED_DIR");
-  if (shared == nullptr) return std::nullopt;
-  fs::path dir = fs::path(shared) / "fixtures" / "roundtrip";
-  if (!fs::is_directory(dir)) return std::nullopt;
-  return dir;
-}
-
-std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 // Decodes `text` into T, encodes it back, and returns that next to the generic projection of
 // the original JSON through T's schema.
@@ -85,18 +68,16 @@ const std::map<std::string, TypedCheck>& typed_fixtures() {
   return checks;
 }
 
-TEST_CASE("every fixture with a typed projection decodes without losing a kept field") {
-  const auto dir = fixtures_dir();
-  if (!dir) {
-    MESSAGE("RG_SHARED_DIR/fixtures/roundtrip not found: skipping");
-    return;
-  }
+TEST_CASE("every fixture with a typed projection decodes without losing a kept field" *
+          rg::testing::skip_without_roundtrip_fixtures()) {
+  const auto dir = rg::testing::roundtrip_fixtures();
+  REQUIRE(dir);
   std::size_t checked = 0;
   for (const auto& [file, check] : typed_fixtures()) {
     CAPTURE(file);
     const fs::path path = *dir / file;
     REQUIRE_MESSAGE(fs::exists(path), "fixture missing: " << path);
-    const std::string text = read_file(path);
+    const std::string text = rg::testing::read_text_file(path);
     const auto [encoded, expected] = check.round_trip(text);
     CHECK(encoded == expected);
     // Every kept key exists in the fixture, so none is misspelt in a schema.
@@ -106,17 +87,15 @@ TEST_CASE("every fixture with a typed projection decodes without losing a kept f
   CHECK(checked == typed_fixtures().size());
 }
 
-TEST_CASE("every fixture round-trips through Unstructured to equivalent JSON") {
-  const auto dir = fixtures_dir();
-  if (!dir) {
-    MESSAGE("RG_SHARED_DIR/fixtures/roundtrip not found: skipping");
-    return;
-  }
+TEST_CASE("every fixture round-trips through Unstructured to equivalent JSON" *
+          rg::testing::skip_without_roundtrip_fixtures()) {
+  const auto dir = rg::testing::roundtrip_fixtures();
+  REQUIRE(dir);
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(*dir)) {
     if (entry.path().extension() != ".json") continue;
     CAPTURE(entry.path().filename().string());
-    const std::string text = read_file(entry.path());
+    const std::string text = rg::testing::read_text_file(entry.path());
     const auto object = Unstructured::parse(text);
     CHECK(boost::json::parse(object.serialize()) == boost::json::parse(text));
     CHECK(Unstructured::parse(object.serialize()) == object);
@@ -125,13 +104,11 @@ TEST_CASE("every fixture round-trips through Unstructured to equivalent JSON") {
   CHECK(files >= typed_fixtures().size());
 }
 
-TEST_CASE("the fixture Pod's kept fields hold the fixture's values") {
-  const auto dir = fixtures_dir();
-  if (!dir) {
-    MESSAGE("RG_SHARED_DIR/fixtures/roundtrip not found: skipping");
-    return;
-  }
-  const auto pod = decode<Pod>(read_file(*dir / "core.v1.Pod.json"));
+TEST_CASE("the fixture Pod's kept fields hold the fixture's values" *
+          rg::testing::skip_without_roundtrip_fixtures()) {
+  const auto dir = rg::testing::roundtrip_fixtures();
+  REQUIRE(dir);
+  const auto pod = decode<Pod>(rg::testing::read_text_file(*dir / "core.v1.Pod.json"));
   CHECK(pod.metadata.name == "nameValue");
   CHECK(pod.metadata.namespace_ == "namespaceValue");
   CHECK(pod.metadata.resource_version == "resourceVersionValue");
@@ -155,13 +132,12 @@ TEST_CASE("the fixture Pod's kept fields hold the fixture's values") {
   CHECK(status.state.running->started_at == parse_rfc3339("2001-01-01T01:01:01Z"));
 }
 
-TEST_CASE("the fixture Deployment, Node and Lease hold the fixture's values") {
-  const auto dir = fixtures_dir();
-  if (!dir) {
-    MESSAGE("RG_SHARED_DIR/fixtures/roundtrip not found: skipping");
-    return;
-  }
-  const auto deployment = decode<Deployment>(read_file(*dir / "apps.v1.Deployment.json"));
+TEST_CASE("the fixture Deployment, Node and Lease hold the fixture's values" *
+          rg::testing::skip_without_roundtrip_fixtures()) {
+  const auto dir = rg::testing::roundtrip_fixtures();
+  REQUIRE(dir);
+  const auto deployment =
+      decode<Deployment>(rg::testing::read_text_file(*dir / "apps.v1.Deployment.json"));
   CHECK(deployment.spec.desired_replicas() == 1);
   CHECK(deployment.spec.paused);
   CHECK(deployment.spec.selector.match_labels.at("matchLabelsKey") == "matchLabelsValue");
@@ -170,14 +146,15 @@ TEST_CASE("the fixture Deployment, Node and Lease hold the fixture's values") {
   CHECK(deployment.status.unavailable_replicas == 5);
   CHECK(deployment.status.observed_generation == 1);
 
-  const auto node = decode<Node>(read_file(*dir / "core.v1.Node.json"));
+  const auto node = decode<Node>(rg::testing::read_text_file(*dir / "core.v1.Node.json"));
   CHECK(node.spec.unschedulable);
   REQUIRE(node.spec.taints.size() == 1);
   CHECK(node.spec.taints[0].time_added == "2004-01-01T01:01:01Z");
   REQUIRE(node.status.conditions.size() == 1);
   CHECK(node.status.conditions[0].last_heartbeat_time == "2003-01-01T01:01:01Z");
 
-  const auto lease = decode<Lease>(read_file(*dir / "coordination.k8s.io.v1.Lease.json"));
+  const auto lease =
+      decode<Lease>(rg::testing::read_text_file(*dir / "coordination.k8s.io.v1.Lease.json"));
   CHECK(lease.spec.holder_identity == "holderIdentityValue");
   CHECK(lease.spec.renew_time == "2004-01-01T01:01:01.000004Z");
   CHECK(lease.spec.lease_transitions == 5);

@@ -5,29 +5,16 @@
 
 #include <boost/json.hpp>
 
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "client/protobuf/schema.hpp"
+#include "test/roundtrip_fixtures.hpp"
 
 using namespace rg::client::protobuf;
 namespace json = boost::json;
 
 namespace {
-
-std::optional<json::value> load_fixture(const std::string& name) {
-  const char* shared = std::getenv("RG_SHARED_DIR");
-  if (shared == nullptr) return std::nullopt;
-  std::ifstream in(std::filesystem::path(shared) / "fixtures" / "roundtrip" / name);
-  if (!in) return std::nullopt;
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str());
-}
 
 /// Every JSON name of `spec` that `object` lacks, as paths.
 void missing_names(const MessageSpec& spec, const json::object& object, const std::string& path,
@@ -55,7 +42,8 @@ void missing_names(const MessageSpec& spec, const json::object& object, const st
 
 }  // namespace
 
-TEST_CASE("schema JSON names exist in the round-trip fixtures") {
+TEST_CASE("schema JSON names exist in the round-trip fixtures" *
+          rg::testing::skip_without_roundtrip_fixtures()) {
   struct Case {
     const char* fixture;
     const MessageSpec* spec;
@@ -65,13 +53,9 @@ TEST_CASE("schema JSON names exist in the round-trip fixtures") {
         Case{"core.v1.Namespace.json", &kNamespace},
         Case{"authorization.k8s.io.v1.SelfSubjectAccessReview.json", &kSelfSubjectAccessReview},
         Case{"policy.v1.Eviction.json", &kEviction}}) {
-    auto fixture = load_fixture(c.fixture);
-    if (!fixture) {
-      MESSAGE("RG_SHARED_DIR fixtures not found; skipping ", c.fixture);
-      return;
-    }
+    const auto fixture = json::parse(rg::testing::read_roundtrip_fixture(c.fixture));
     std::vector<std::string> missing;
-    missing_names(*c.spec, fixture->as_object(), c.spec->name.data(), missing);
+    missing_names(*c.spec, fixture.as_object(), c.spec->name.data(), missing);
     std::string listed;
     for (const auto& m : missing) {
       // An alpha field of the newest generated.proto, newer than the fixtures.

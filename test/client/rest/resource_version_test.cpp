@@ -1,11 +1,8 @@
 // Tests of find_resource_version: metadata.resourceVersion of a write's answer, without a DOM.
 #include "client/rest/resource_version.hpp"
+#include "test/roundtrip_fixtures.hpp"
 
 #include <doctest/doctest.h>
-
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 using rg::client::find_resource_version;
 
@@ -32,16 +29,9 @@ TEST_CASE("resource version: none when metadata has none, or the text is not suc
   CHECK_FALSE(find_resource_version(R"({"metadata":{"resourceVersion")"));
 }
 
-TEST_CASE("resource version: the Kubernetes round-trip fixtures of a Deployment and a Scale") {
-  const char* shared = std::getenv("RG_SHARED_DIR");
-  for (const char* file : {"apps.v1.Deployment.json", "autoscaling.v1.Scale.json"}) {
-    std::ifstream in(std::string(shared ? shared : "") + "/fixtures/roundtrip/" + file);
-    if (!shared || !in) {
-      MESSAGE("RG_SHARED_DIR/fixtures/roundtrip not found: skipping");
-      return;
-    }
-    std::stringstream text;
-    text << in.rdbuf();
-    CHECK(find_resource_version(text.str()) == "resourceVersionValue");
-  }
+TEST_CASE("resource version: the Kubernetes round-trip fixtures of a Deployment and a Scale" *
+          rg::testing::skip_without_roundtrip_fixtures()) {
+  for (const char* file : {"apps.v1.Deployment.json", "autoscaling.v1.Scale.json"})
+    CHECK(find_resource_version(rg::testing::read_roundtrip_fixture(file)) ==
+          "resourceVersionValue");
 }

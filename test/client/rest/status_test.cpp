@@ -1,12 +1,9 @@
 // Tests of the metav1.Status JSON encoding: the shared round-trip fixture and the server's shapes.
 #include "client/rest/status.hpp"
+#include "test/roundtrip_fixtures.hpp"
 
 #include <doctest/doctest.h>
 #include <boost/json.hpp>
-
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 namespace json = boost::json;
 using rg::client::parse_status;
@@ -54,16 +51,9 @@ TEST_CASE("Status rejects bodies that are not a Status") {
   CHECK_THROWS_AS(json::value_to<Status>(json::value("x")), std::invalid_argument);
 }
 
-TEST_CASE("Status keeps every field of the shared round-trip fixture") {
-  const char* shared = std::getenv("RG_SHARED_DIR");
-  std::ifstream in(std::string(shared ? shared : "") + "/fixtures/roundtrip/core.v1.Status.json");
-  if (!in) {
-    MESSAGE("shared fixtures not found (RG_SHARED_DIR); skipping");
-    return;
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  const auto status = parse_status(text.str());
+TEST_CASE("Status keeps every field of the shared round-trip fixture" *
+          rg::testing::skip_without_roundtrip_fixtures()) {
+  const auto status = parse_status(rg::testing::read_roundtrip_fixture("core.v1.Status.json"));
   REQUIRE(status);
   CHECK(status->status == "statusValue");
   CHECK(status->message == "messageValue");
