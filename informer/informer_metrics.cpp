@@ -127,7 +127,8 @@ struct InformerMetrics::Families {
                    .Register(registry)),
         items(prometheus::BuildCounter()
                   .Name("reflector_items_total")
-                  .Help("Objects received in lists")
+                  .Help("Objects received: LIST items and watch event objects (streaming-list "
+                        "initial events included, bookmarks not)")
                   .Register(registry)),
         failures(prometheus::BuildCounter()
                      .Name("reflector_failures_total")

@@ -310,6 +310,7 @@ class Reflector {
     }
     events_.clear();
     decoder_->feed(piece, events_);
+    std::size_t objects = 0;  // reflector_items_total: every object received but bookmarks
     for (auto& event : events_) {
       using client::WatchEventType;
       if (event.type == WatchEventType::kError) {
@@ -342,7 +343,9 @@ class Reflector {
       }
       input.object = std::move(event.object);
       inputs.emplace_back(std::move(input));
+      ++objects;
     }
+    if (objects != 0) observer_->on_items(objects);
   }
 
   client::RestClient& client_;

@@ -23,7 +23,9 @@ class ReflectorObserver {
   virtual void on_watch() {}
   /// A watch event arrived (every type but ERROR).
   virtual void on_event(client::WatchEventType /*type*/) {}
-  /// Objects received in a LIST page.
+  /// Objects received: a LIST page's items, or the objects of the ADDED, MODIFIED and DELETED
+  /// events of one read of a watch stream (a streaming list's initial events included; never
+  /// bookmarks).
   virtual void on_items(std::size_t /*count*/) {}
   /// A complete (re)list of `count` objects replaced the store.
   virtual void on_list_synced(std::size_t /*count*/) {}

@@ -42,10 +42,12 @@ TEST_CASE("initial sync: a streaming list (sendInitialEvents) fills the cache in
   CHECK(run.cache().size() == 700);
   CHECK(recorder.initial_adds.load() == 700);
   CHECK(run.observer->lists == 0);
+  CHECK(run.observer->items == 700);  // the initial events are the items received
   CHECK(f.sim.watch_list_requests() == 1);
   f.create_pod("default", "after-sync");
   REQUIRE(f.run_until([&] { return recorder.adds.load() == 701; }));
   CHECK(recorder.initial_adds.load() == 700);
+  CHECK(run.observer->items == 701);
   CHECK(run.observer->watches == 1);  // the same stream goes on with the changes
   run.require_consistent();
 }
@@ -77,6 +79,7 @@ TEST_CASE("every watch event reaches the cache first and then the handlers, in o
   CHECK(recorder.cache_behind.load() == 0);
   CHECK(recorder.backwards.load() == 0);
   CHECK(run.observer->events == 40 + 90 + 25);
+  CHECK(run.observer->items == 100 + 40 + 90 + 25);  // the LIST's and every event's object
   CHECK(run.observer->relists.empty());
   run.require_consistent();
 }
@@ -93,6 +96,7 @@ TEST_CASE("bookmarks advance the last synced resourceVersion without events") {
   REQUIRE(f.run_until([&] { return run.informer.last_sync_resource_version() == rv; }));
   CHECK(run.observer->events == 0);
   CHECK(run.observer->bookmarks >= 1);
+  CHECK(run.observer->items == 10);  // bookmarks carry no item
   CHECK(recorder.updates.load() == 0);
 }
 
