@@ -48,6 +48,16 @@ bool opted_in(const client::Deployment& deployment) {
   return annotation(deployment.metadata, kEnabledAnnotation) == "true";
 }
 
+bool of_interest(const client::Deployment& d) {
+  return opted_in(d) || d.metadata.annotations.contains(kDesiredAnnotation) ||
+         d.metadata.annotations.contains(kAppliedAnnotation);
+}
+
+client::LabelSelector selector_of(const client::Deployment& d) {
+  return client::LabelSelector::from_match(d.spec.selector.match_labels,
+                                           d.spec.selector.match_expressions);
+}
+
 DeploymentFacts deployment_facts(const client::Deployment& d, ReplicaAssessment replicas,
                                  std::optional<std::string> hpa_name) {
   DeploymentFacts facts;

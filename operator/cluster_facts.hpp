@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "client/labels/label_selector.hpp"
 #include "client/model/deployment.hpp"
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
@@ -27,6 +28,13 @@ std::optional<std::string> annotation(const client::ObjectMeta& meta, std::strin
 
 /// True when replica-guard.io/enabled is "true".
 bool opted_in(const client::Deployment& deployment);
+
+/// Opted in, or still carrying the operator's annotations (so opting out can clean up): the
+/// Deployments the operator has to look at.
+bool of_interest(const client::Deployment& deployment);
+
+/// The Deployment's spec.selector; throws std::invalid_argument for an invalid one.
+client::LabelSelector selector_of(const client::Deployment& deployment);
 
 /// The Deployment's own facts; the assessment and the HPA come from the other caches.
 DeploymentFacts deployment_facts(const client::Deployment& deployment, ReplicaAssessment replicas,

@@ -19,6 +19,7 @@
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
 #include "informer/indexer.hpp"
+#include "operator/cache_indexes.hpp"
 #include "operator/cache_view.hpp"
 #include "operator/event_recorder.hpp"
 #include "operator/operator_metrics.hpp"
@@ -26,32 +27,6 @@
 #include "operator/write_expectations.hpp"
 
 namespace rg::op {
-
-/// The index of pods by spec.nodeName: a Node's change reaches the Deployments with pods on it.
-inline constexpr std::string_view kPodsByNodeIndex = "spec.nodeName";
-/// The index of pods by each of their labels, as "namespace/key=value": a Deployment's pods are
-/// found through one of its matchLabels instead of a scan of its whole namespace.
-inline constexpr std::string_view kPodsByLabelIndex = "namespace/label";
-
-/// The index of Deployments by the first matchLabels entry of their selector, as
-/// "namespace/key=value" ("namespace/" when the selector has no matchLabels): a Pod finds the
-/// Deployments that may select it through its own labels instead of a scan of its namespace.
-inline constexpr std::string_view kDeploymentsBySelectorIndex = "spec.selector.matchLabels";
-
-/// The index of nodes by readiness ("true" or "false", see node_ready): the share of unhealthy
-/// nodes is read without a pass over every node per reconcile.
-inline constexpr std::string_view kNodesByReadyIndex = "status.conditions.Ready";
-
-/// The indexes the reconciler reads Deployments through (the namespace index and
-/// kDeploymentsBySelectorIndex), for the Deployment informer.
-informer::Indexers<client::Deployment> deployment_indexers();
-
-/// The indexes the reconciler reads pods through (the namespace index, kPodsByNodeIndex and
-/// kPodsByLabelIndex), for the pod informer.
-informer::Indexers<client::Pod> pod_indexers();
-
-/// The indexes the reconciler reads nodes through (kNodesByReadyIndex), for the node informer.
-informer::Indexers<client::Node> node_indexers();
 
 /// Writes to Deployments; the API server in production, a recorder in tests. Both calls are
 /// conditional on `resource_version` and throw client::ApiError (Conflict, NotFound, ...).
@@ -104,11 +79,6 @@ class Reconciler {
   /// throws except for cancellation: failures become a
   /// retry, logged and counted.
   boost::asio::awaitable<ReconcileOutcome> reconcile(std::string key);
-
-  /// The keys of the opted-in (or still annotated) Deployments whose selector matches `pod`.
-  std::vector<std::string> deployments_for_pod(const client::Pod& pod) const;
-  /// The same for every pod on `node_name`.
-  std::vector<std::string> deployments_for_node(const std::string& node_name) const;
 
  private:
   boost::asio::awaitable<ReconcileOutcome> reconcile_existing(const client::Deployment& deployment);

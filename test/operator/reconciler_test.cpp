@@ -12,6 +12,7 @@
 #include "client/rest/api_error.hpp"
 #include "informer/index_funcs.hpp"
 #include "operator/annotations.hpp"
+#include "operator/event_handlers.hpp"
 #include "operator/hpa_lookup.hpp"
 #include "operator/leader_election.hpp"
 #include "operator/reconciler.hpp"
@@ -281,13 +282,12 @@ TEST_CASE("handlers map pods and nodes to the Deployments that select them") {
   auto plain = std::make_shared<client::Deployment>(*deployment(1, {}));
   plain->metadata.name = "not-opted-in";
   w.deployments.add(plain);
-  op::Reconciler reconciler(op::Caches{w.deployments, w.pods, w.nodes, {}}, w.writer, w.events,
-                            nullptr, {}, [] { return true; });
-  CHECK(reconciler.deployments_for_pod(*pod("web-x", "node-1", true)) ==
+  CHECK(op::deployments_for_pod(w.deployments, *pod("web-x", "node-1", true)) ==
         std::vector<std::string>{"shop/web"});
-  CHECK(reconciler.deployments_for_pod(*pod("api-x", "node-1", true, "api")).empty());
-  CHECK(reconciler.deployments_for_node("node-3") == std::vector<std::string>{"shop/web"});
-  CHECK(reconciler.deployments_for_node("node-9").empty());
+  CHECK(op::deployments_for_pod(w.deployments, *pod("api-x", "node-1", true, "api")).empty());
+  CHECK(op::deployments_for_node(w.deployments, w.pods, "node-3") ==
+        std::vector<std::string>{"shop/web"});
+  CHECK(op::deployments_for_node(w.deployments, w.pods, "node-9").empty());
 }
 
 TEST_CASE("a pod reaches Deployments selecting it by several matchLabels or by expressions only") {
@@ -304,14 +304,12 @@ TEST_CASE("a pod reaches Deployments selecting it by several matchLabels or by e
   w.deployments.add(two_labels);
   w.deployments.add(expressions);
   w.deployments.add(elsewhere);
-  op::Reconciler reconciler(op::Caches{w.deployments, w.pods, w.nodes, {}}, w.writer, w.events,
-                            nullptr, {}, [] { return true; });
   auto canary = std::make_shared<client::Pod>(*pod("web-c", "node-1", true));
   canary->metadata.labels.emplace("track", "canary");
-  auto found = reconciler.deployments_for_pod(*canary);
+  auto found = op::deployments_for_pod(w.deployments, *canary);
   std::sort(found.begin(), found.end());
   CHECK(found == std::vector<std::string>{"shop/web-any", "shop/web-canary"});
-  CHECK(reconciler.deployments_for_pod(*pod("web-s", "node-1", true)) ==
+  CHECK(op::deployments_for_pod(w.deployments, *pod("web-s", "node-1", true)) ==
         std::vector<std::string>{"shop/web-any"});
 }
 
@@ -363,7 +361,9 @@ TEST_CASE("caches split by namespace read as one: a stranded pod in the second i
                  w.nodes,
                  {}},
       w.writer, w.events, nullptr, {}, [] { return true; });
-  auto keys = reconciler.deployments_for_node("node-3");
+  auto keys = op::deployments_for_node(
+      op::CacheView<client::Deployment>({&w.deployments, &blog_deployments}),
+      op::CacheView<client::Pod>({&w.pods, &blog_pods}), "node-3");
   std::sort(keys.begin(), keys.end());
   CHECK(keys == std::vector<std::string>{"blog/web"});  // shop/web is not in the caches
   asio::io_context io;
