@@ -11,12 +11,13 @@
 #include "client/model/pod.hpp"
 #include "operator/replica_assessment.hpp"
 #include "operator/scale_plan.hpp"
+#include "operator/suspect_node_detector.hpp"
 
 namespace rg::op {
 
-/// Ready unless its Ready condition is missing or not "True"; unhealthy since that condition's
-/// lastTransitionTime (or `now` when it has none).
-NodeFacts node_facts(const client::Node& node, WallClock::time_point now);
+/// Ready unless its Ready condition is missing or not "True"; the rest is what the operator
+/// observed of it (NodeLeaseMonitor), on its own clock.
+NodeFacts node_facts(const client::Node& node, const NodeHealth& health);
 
 /// Whether the node's Ready condition is "True" (node_facts(...).ready, without the time).
 bool node_ready(const client::Node& node);

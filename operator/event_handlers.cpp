@@ -94,17 +94,36 @@ void register_event_handlers(const WatchedInformers& informers, Enqueue enqueue)
                              pods = view_of(informers.pods)](std::string_view name) {
     for (const auto& key : deployments_for_node(deployments, pods, name)) enqueue(key);
   };
+  NodeLeaseMonitor& health = informers.node_health;
   informers.nodes.add_event_handler(
-      "replica-guard",
-      {.on_add =
-           [node_changed](const auto& n, bool initial) {
-             if (!initial) node_changed(n->metadata.name);
-           },
-       .on_update =
-           [node_changed](const auto& old_node, const auto& n) {
-             if (conditions_changed(*old_node, *n)) node_changed(n->metadata.name);
-           },
-       .on_delete = [node_changed](const auto& n) { node_changed(informer::key_of<Node>(n)); }});
+      "replica-guard", {.on_add =
+                            [node_changed, &health](const auto& n, bool initial) {
+                              health.node_seen(*n);
+                              if (!initial) node_changed(n->metadata.name);
+                            },
+                        .on_update =
+                            [node_changed, &health](const auto& old_node, const auto& n) {
+                              health.node_seen(*n);  // a status heartbeat proves the node alive
+                              if (conditions_changed(*old_node, *n)) node_changed(n->metadata.name);
+                            },
+                        .on_delete =
+                            [node_changed, &health](const auto& n) {
+                              const std::string name = informer::key_of<Node>(n);
+                              health.node_deleted(name);
+                              node_changed(name);
+                            }});
+  // A Lease in kube-node-lease is named after its node. Renewals are only recorded.
+  if (informers.node_leases) {
+    informers.node_leases->add_event_handler(
+        "replica-guard",
+        {.on_add = [&health](const auto& lease, bool) { health.lease_seen(*lease); },
+         .on_update = [&health](const auto&, const auto& lease) { health.lease_seen(*lease); },
+         .on_delete =
+             [&health](const auto& lease) {
+               health.lease_deleted(
+                   informer::split_meta_namespace_key(informer::key_of<client::Lease>(lease)).name);
+             }});
+  }
   // An HPA appearing, retargeted or deleted changes who writes its Deployment's replicas.
   const auto hpa_changed = [enqueue](const HorizontalPodAutoscaler& hpa) {
     if (auto key = target_deployment_key(hpa)) enqueue(*key);

@@ -16,6 +16,7 @@
 
 #include "client/model/deployment.hpp"
 #include "client/model/horizontal_pod_autoscaler.hpp"
+#include "client/model/lease.hpp"
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/api_error.hpp"
@@ -33,6 +34,7 @@
 #include "operator/leader_election.hpp"
 #include "operator/logging.hpp"
 #include "operator/metrics_text.hpp"
+#include "operator/node_lease_monitor.hpp"
 #include "operator/operator_metrics.hpp"
 #include "operator/permissions.hpp"
 #include "operator/readiness.hpp"
@@ -46,6 +48,7 @@ namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
 using client::Deployment;
 using client::HorizontalPodAutoscaler;
+using client::Lease;
 using client::Node;
 using client::Pod;
 using Queue = workqueue::RateLimitingQueue<std::string>;
@@ -80,6 +83,7 @@ struct Manager::Impl {
         metrics(registry),
         informer_metrics(registry),
         queue_metrics(std::make_shared<workqueue::MetricsProvider>()),
+        node_health(suspect_node_config(parse_duration(options.node_lease_grace)), &metrics),
         client(std::move(config), client_options(std::move(tracer))),
         factory(client, factory_options()),
         deployments(informers_for<Deployment>(client::resources::deployments(),
@@ -96,11 +100,16 @@ struct Manager::Impl {
                  ? informers_for<HorizontalPodAutoscaler>(
                        hpa_resource(), [](auto& o) { o.indexers.merge(hpa_indexers()); })
                  : Informers<HorizontalPodAutoscaler>{}),
+        node_leases(parse_duration(options.node_lease_grace).count() > 0
+                        ? &factory.informer_for<Lease>(
+                              client::resources::leases().in(kNodeLeaseNamespace), "leases")
+                        : nullptr),
         writer(client),
         event_sink(client),
         events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
-        reconciler(Caches{view_of(deployments), view_of(pods), nodes.indexer(), hpa_for()}, writer,
-                   events, &metrics, reconciler_config(), [this] { return may_write(); }) {
+        reconciler(
+            Caches{view_of(deployments), view_of(pods), nodes.indexer(), node_health, hpa_for()},
+            writer, events, &metrics, reconciler_config(), [this] { return may_write(); }) {
     if (options.leader_elect) {
       lease =
           std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
@@ -115,6 +124,7 @@ struct Manager::Impl {
     for (auto* each : pods) track(*each);
     track(nodes);
     for (auto* each : hpas) track(*each);
+    if (node_leases) track(*node_leases);
   }
 
   client::RestClientOptions client_options(std::shared_ptr<client::TransportTracer> tracer) {
@@ -133,7 +143,11 @@ struct Manager::Impl {
     const auto check_period = parse_duration(options.cache_consistency_check_period);
     if (check_period.count() > 0)
       o.consistency_check = informer::ConsistencyCheckOptions{.period = check_period};
-    o.observer = [this](const std::string& name) { return informer_metrics.observer(name); };
+    o.observer = [this](const std::string& name) {
+      auto observer = informer_metrics.observer(name);
+      // Each (re)list of the node Leases restarts the count of every node's silence.
+      return name == "leases" ? restart_on_relist(std::move(observer), node_health) : observer;
+    };
     return o;
   }
 
@@ -236,8 +250,19 @@ struct Manager::Impl {
   }
 
   void register_handlers() {
-    register_event_handlers(WatchedInformers{deployments, pods, nodes, hpas},
-                            [this](const std::string& key) { enqueue(key); });
+    register_event_handlers(
+        WatchedInformers{deployments, pods, nodes, hpas, node_leases, node_health},
+        [this](const std::string& key) { enqueue(key); });
+  }
+
+  // The node Lease sweep: the Deployments on a node that turned suspect, or stopped being
+  // suspect, are reconciled.
+  asio::awaitable<void> watch_node_leases() {
+    if (!node_leases) co_return;
+    co_await node_health.run([this](const std::string& node) {
+      for (const auto& key : deployments_for_node(view_of(deployments), view_of(pods), node))
+        enqueue(key);
+    });
   }
 
   std::string metrics_page() const {
@@ -338,7 +363,10 @@ struct Manager::Impl {
     auto q = Queue::create(executor, nullptr,
                            {.name = "replica-guard", .metrics = queue_metrics, .clock = {}});
     queue.store(q);
-    if (elector) metrics.leader(options.leader_election_id, true);
+    if (elector) {
+      metrics.leader(options.leader_election_id, true);
+      node_health.observing_from_now();  // a new leader trusts no silence it did not watch
+    }
     for (const auto& d : view_of(deployments).list()) q->add(informer::meta_namespace_key(*d));
     auto all_workers = run_workers(q);
     auto stopper = shut_down_on_cancel(q);
@@ -372,7 +400,8 @@ struct Manager::Impl {
           {{"deployments", std::to_string(cached(deployments))},
            {"pods", std::to_string(cached(pods))},
            {"nodes", std::to_string(nodes.indexer().size())},
-           {"horizontalpodautoscalers", options.detect_hpa ? std::to_string(cached(hpas)) : "-"}});
+           {"horizontalpodautoscalers", options.detect_hpa ? std::to_string(cached(hpas)) : "-"},
+           {"node leases", node_leases ? std::to_string(node_leases->indexer().size()) : "-"}});
       if (elector) {
         auto term = [this] { return lead(); };
         co_await elector->run(term);
@@ -391,7 +420,8 @@ struct Manager::Impl {
     try {
       auto serving = serve_all();
       auto working = work();
-      co_await (std::move(serving) && std::move(working));
+      auto sweeping = watch_node_leases();
+      co_await (std::move(serving) && std::move(working) && std::move(sweeping));
     } catch (...) {
       if (!client::is_cancellation(std::current_exception())) failure = std::current_exception();
     }
@@ -409,12 +439,14 @@ struct Manager::Impl {
   OperatorMetrics metrics;
   informer::InformerMetrics informer_metrics;
   std::shared_ptr<workqueue::MetricsProvider> queue_metrics;
+  NodeLeaseMonitor node_health;
   client::RestClient client;
   informer::SharedInformerFactory factory;
   Informers<Deployment> deployments;
   Informers<Pod> pods;
   informer::SharedIndexInformer<Node>& nodes;
-  Informers<HorizontalPodAutoscaler> hpas;  ///< none without --detect-hpa
+  Informers<HorizontalPodAutoscaler> hpas;            ///< none without --detect-hpa
+  informer::SharedIndexInformer<Lease>* node_leases;  ///< null with --node-lease-grace=0
   RestDeploymentWriter writer;
   RestEventSink event_sink;
   EventBroadcaster events;

@@ -96,10 +96,12 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
         {{"namespace", d.metadata.namespace_}, {"deployment", d.metadata.name}});
     co_return ReconcileOutcome{ReconcileOutcome::Next::kAfter, *wait};
   }
-  std::chrono::milliseconds grace = config_.node_grace_period;
+  // Pods on a suspect node are stranded at once, unless the Deployment asks for a grace: then
+  // after it, as on a NotReady node.
+  NodeGrace grace{config_.node_grace_period, std::chrono::milliseconds(0)};
   if (auto text = annotation(d.metadata, kNodeGraceAnnotation)) {
     try {
-      grace = parse_duration(*text);
+      grace.not_ready = grace.lease_expired = parse_duration(*text);
     } catch (const std::invalid_argument& e) {
       log(spdlog::level::warn, "ignoring an invalid annotation",
           {{"namespace", d.metadata.namespace_},
@@ -125,7 +127,7 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
   if (metrics_) {
     if (plan.managed) {
       metrics_->deployment(d.metadata.namespace_, d.metadata.name, plan.desired,
-                           facts.replicas.serving, facts.replicas.stranded);
+                           facts.replicas.serving, facts.replicas.stranded_by_reason);
     } else {
       metrics_->forget_deployment(d.metadata.namespace_, d.metadata.name);
     }
@@ -197,8 +199,7 @@ boost::asio::awaitable<void> Reconciler::carry_out(const std::string& key,
   }
 }
 
-ReplicaAssessment Reconciler::assess(const client::Deployment& d,
-                                     std::chrono::milliseconds grace) const {
+ReplicaAssessment Reconciler::assess(const client::Deployment& d, NodeGrace grace) const {
   const client::LabelSelector selector = selector_of(d);
   // Candidates: the pods carrying one of the selector's matchLabels, else the namespace's.
   const auto& match = d.spec.selector.match_labels;
@@ -214,19 +215,23 @@ ReplicaAssessment Reconciler::assess(const client::Deployment& d,
         label_index_value(d.metadata.namespace_, match.begin()->first, match.begin()->second),
         consider);
   }
-  const auto now = WallClock::now();
-  const NodeLookup nodes = [this, now](std::string_view node_name) -> std::optional<NodeFacts> {
+  const NodeLookup nodes = [this](std::string_view node_name) -> std::optional<NodeFacts> {
     const auto node = caches_.nodes.get_by_key(node_name);
     if (!node) return std::nullopt;
-    return node_facts(*node, now);
+    return node_facts(*node, caches_.node_health.health(node_name));
   };
-  return assess_replicas(pods, nodes, now, grace);
+  return assess_replicas(pods, nodes, caches_.node_health.now(), grace);
 }
 
 ClusterFacts Reconciler::cluster_facts(const std::string& key) {
   ClusterFacts facts;
   const std::size_t nodes = caches_.nodes.size();
-  const std::size_t unhealthy = caches_.nodes.index_size(kNodesByReadyIndex, "false");
+  // Suspect nodes count with the NotReady ones (a suspect node is usually still Ready).
+  std::size_t unhealthy = caches_.nodes.index_size(kNodesByReadyIndex, "false");
+  for (const std::string& suspect : caches_.node_health.suspects()) {
+    const auto node = caches_.nodes.get_by_key(suspect);
+    if (node && node_ready(*node)) ++unhealthy;
+  }
   facts.surge_suppressed =
       nodes != 0 && static_cast<double>(unhealthy) >
                         config_.max_unhealthy_node_fraction * static_cast<double>(nodes);

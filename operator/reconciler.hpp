@@ -22,6 +22,7 @@
 #include "operator/cache_indexes.hpp"
 #include "operator/cache_view.hpp"
 #include "operator/event_recorder.hpp"
+#include "operator/node_lease_monitor.hpp"
 #include "operator/operator_metrics.hpp"
 #include "operator/scale_plan.hpp"
 #include "operator/write_expectations.hpp"
@@ -50,6 +51,8 @@ struct Caches {
   CacheView<client::Deployment> deployments;     ///< with deployment_indexers()
   CacheView<client::Pod> pods;                   ///< with pod_indexers()
   const informer::Indexer<client::Node>& nodes;  ///< with node_indexers()
+  /// What the operator observed of each node (Lease renewals, readiness), on its own clock.
+  NodeLeaseMonitor& node_health;
   /// The name of a HorizontalPodAutoscaler targeting the Deployment, if any (may be empty).
   std::function<std::optional<std::string>(const std::string& namespace_, const std::string& name)>
       hpa_for;
@@ -57,6 +60,7 @@ struct Caches {
 
 struct ReconcilerConfig {
   PolicyConfig policy;
+  /// How long a node must be NotReady before its pods count as stranded.
   std::chrono::milliseconds node_grace_period{std::chrono::seconds(30)};
   double max_unhealthy_node_fraction = 0.55;
   bool dry_run = false;
@@ -86,8 +90,7 @@ class Reconciler {
                                          const client::Deployment& deployment,
                                          const ScalePlan& plan);
   ClusterFacts cluster_facts(const std::string& key);
-  ReplicaAssessment assess(const client::Deployment& deployment,
-                           std::chrono::milliseconds grace) const;
+  ReplicaAssessment assess(const client::Deployment& deployment, NodeGrace grace) const;
 
   Caches caches_;
   DeploymentWriter& writer_;
