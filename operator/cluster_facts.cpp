@@ -1,7 +1,6 @@
 // Facts from typed objects (see cluster_facts.hpp).
 #include "operator/cluster_facts.hpp"
 
-#include "client/model/time.hpp"
 #include "operator/annotations.hpp"
 
 namespace rg::op {
@@ -23,19 +22,20 @@ bool node_ready(const client::Node& node) {
   return ready && ready->status == "True";
 }
 
-NodeFacts node_facts(const client::Node& node, WallClock::time_point now) {
-  if (node_ready(node)) return {true, {}};
-  const auto* ready = find_condition(node.status.conditions, "Ready");
-  NodeFacts facts{false, now};
-  if (ready)
-    facts.unhealthy_since = client::parse_rfc3339(ready->last_transition_time).value_or(now);
+NodeFacts node_facts(const client::Node& node, const NodeHealth& health) {
+  NodeFacts facts;
+  facts.ready = node_ready(node);
+  facts.lease_expired = health.lease_expired;
+  facts.suspected_at = health.suspected_at;
+  facts.not_ready_since = health.not_ready_since;
+  if (health.lease_expired) facts.evidence = describe_evidence(node.metadata.name, health.evidence);
   return facts;
 }
 
 PodFacts pod_facts(const client::Pod& pod) {
   const auto* ready = find_condition(pod.status.conditions, "Ready");
   return {pod.spec.node_name.str(), pod.metadata.deletion_timestamp.has_value(),
-          ready && ready->status == "True"};
+          ready && ready->status == "True", pod.status.phase != "Pending"};
 }
 
 std::optional<std::string> annotation(const client::ObjectMeta& meta, std::string_view key) {
@@ -46,6 +46,16 @@ std::optional<std::string> annotation(const client::ObjectMeta& meta, std::strin
 
 bool opted_in(const client::Deployment& deployment) {
   return annotation(deployment.metadata, kEnabledAnnotation) == "true";
+}
+
+bool of_interest(const client::Deployment& d) {
+  return opted_in(d) || d.metadata.annotations.contains(kDesiredAnnotation) ||
+         d.metadata.annotations.contains(kAppliedAnnotation);
+}
+
+client::LabelSelector selector_of(const client::Deployment& d) {
+  return client::LabelSelector::from_match(d.spec.selector.match_labels,
+                                           d.spec.selector.match_expressions);
 }
 
 DeploymentFacts deployment_facts(const client::Deployment& d, ReplicaAssessment replicas,

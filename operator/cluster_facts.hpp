@@ -5,17 +5,19 @@
 #include <optional>
 #include <string>
 
+#include "client/labels/label_selector.hpp"
 #include "client/model/deployment.hpp"
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
 #include "operator/replica_assessment.hpp"
 #include "operator/scale_plan.hpp"
+#include "operator/suspect_node_detector.hpp"
 
 namespace rg::op {
 
-/// Ready unless its Ready condition is missing or not "True"; unhealthy since that condition's
-/// lastTransitionTime (or `now` when it has none).
-NodeFacts node_facts(const client::Node& node, WallClock::time_point now);
+/// Ready unless its Ready condition is missing or not "True"; the rest is what the operator
+/// observed of it (NodeLeaseMonitor), on its own clock.
+NodeFacts node_facts(const client::Node& node, const NodeHealth& health);
 
 /// Whether the node's Ready condition is "True" (node_facts(...).ready, without the time).
 bool node_ready(const client::Node& node);
@@ -27,6 +29,13 @@ std::optional<std::string> annotation(const client::ObjectMeta& meta, std::strin
 
 /// True when replica-guard.io/enabled is "true".
 bool opted_in(const client::Deployment& deployment);
+
+/// Opted in, or still carrying the operator's annotations (so opting out can clean up): the
+/// Deployments the operator has to look at.
+bool of_interest(const client::Deployment& deployment);
+
+/// The Deployment's spec.selector; throws std::invalid_argument for an invalid one.
+client::LabelSelector selector_of(const client::Deployment& deployment);
 
 /// The Deployment's own facts; the assessment and the HPA come from the other caches.
 DeploymentFacts deployment_facts(const client::Deployment& deployment, ReplicaAssessment replicas,

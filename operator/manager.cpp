@@ -1,8 +1,6 @@
 // The running operator (see manager.hpp).
 #include "operator/manager.hpp"
 
-#include <prometheus/registry.h>
-#include <prometheus/text_serializer.h>
 #include <unistd.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/deferred.hpp>
@@ -15,28 +13,31 @@
 #include <atomic>
 #include <fstream>
 #include <random>
-#include <sstream>
 
 #include "client/model/deployment.hpp"
 #include "client/model/horizontal_pod_autoscaler.hpp"
+#include "client/model/lease.hpp"
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/transport/cancellation.hpp"
-#include "informer/index_funcs.hpp"
 #include "informer/informer_metrics.hpp"
 #include "informer/shared_informer_factory.hpp"
 #include "operator/annotations.hpp"
 #include "operator/api_adapters.hpp"
+#include "operator/cache_indexes.hpp"
 #include "operator/event_broadcaster.hpp"
+#include "operator/event_handlers.hpp"
 #include "operator/hpa_lookup.hpp"
 #include "operator/http_server.hpp"
 #include "operator/leader_election.hpp"
 #include "operator/logging.hpp"
+#include "operator/metrics_text.hpp"
+#include "operator/node_lease_monitor.hpp"
 #include "operator/operator_metrics.hpp"
 #include "operator/permissions.hpp"
-#include "operator/process_collector.hpp"
+#include "operator/readiness.hpp"
 #include "operator/reconciler.hpp"
 #include "workqueue/metrics.hpp"
 #include "workqueue/rate_limiting_queue.hpp"
@@ -47,11 +48,10 @@ namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
 using client::Deployment;
 using client::HorizontalPodAutoscaler;
+using client::Lease;
 using client::Node;
 using client::Pod;
 using Queue = workqueue::RateLimitingQueue<std::string>;
-template <class T>
-using Informers = std::vector<informer::SharedIndexInformer<T>*>;
 
 namespace {
 
@@ -83,6 +83,7 @@ struct Manager::Impl {
         metrics(registry),
         informer_metrics(registry),
         queue_metrics(std::make_shared<workqueue::MetricsProvider>()),
+        node_health(suspect_node_config(parse_duration(options.node_lease_grace)), &metrics),
         client(std::move(config), client_options(std::move(tracer))),
         factory(client, factory_options()),
         deployments(informers_for<Deployment>(client::resources::deployments(),
@@ -99,11 +100,16 @@ struct Manager::Impl {
                  ? informers_for<HorizontalPodAutoscaler>(
                        hpa_resource(), [](auto& o) { o.indexers.merge(hpa_indexers()); })
                  : Informers<HorizontalPodAutoscaler>{}),
+        node_leases(parse_duration(options.node_lease_grace).count() > 0
+                        ? &factory.informer_for<Lease>(
+                              client::resources::leases().in(kNodeLeaseNamespace), "leases")
+                        : nullptr),
         writer(client),
         event_sink(client),
         events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
-        reconciler(Caches{view_of(deployments), view_of(pods), nodes.indexer(), hpa_for()}, writer,
-                   events, &metrics, reconciler_config(), [this] { return may_write(); }) {
+        reconciler(
+            Caches{view_of(deployments), view_of(pods), nodes.indexer(), node_health, hpa_for()},
+            writer, events, &metrics, reconciler_config(), [this] { return may_write(); }) {
     if (options.leader_elect) {
       lease =
           std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
@@ -118,6 +124,7 @@ struct Manager::Impl {
     for (auto* each : pods) track(*each);
     track(nodes);
     for (auto* each : hpas) track(*each);
+    if (node_leases) track(*node_leases);
   }
 
   client::RestClientOptions client_options(std::shared_ptr<client::TransportTracer> tracer) {
@@ -136,7 +143,11 @@ struct Manager::Impl {
     const auto check_period = parse_duration(options.cache_consistency_check_period);
     if (check_period.count() > 0)
       o.consistency_check = informer::ConsistencyCheckOptions{.period = check_period};
-    o.observer = [this](const std::string& name) { return informer_metrics.observer(name); };
+    o.observer = [this](const std::string& name) {
+      auto observer = informer_metrics.observer(name);
+      // Each (re)list of the node Leases restarts the count of every node's silence.
+      return name == "leases" ? restart_on_relist(std::move(observer), node_health) : observer;
+    };
     return o;
   }
 
@@ -156,13 +167,6 @@ struct Manager::Impl {
       out.push_back(&factory.informer_for<T>(resource.in(ns), name, tweak));
     }
     return out;
-  }
-
-  template <class T>
-  static CacheView<T> view_of(const Informers<T>& informers) {
-    std::vector<const informer::Indexer<T>*> indexers;
-    for (const auto* each : informers) indexers.push_back(&each->indexer());
-    return CacheView<T>(std::move(indexers));
   }
 
   template <class T>
@@ -246,111 +250,31 @@ struct Manager::Impl {
   }
 
   void register_handlers() {
-    for (auto* each : deployments) {
-      each->add_event_handler(
-          "replica-guard",
-          {.on_add = [this](const auto& d, bool) { enqueue(informer::meta_namespace_key(*d)); },
-           .on_update = [this](const auto&,
-                               const auto& d) { enqueue(informer::meta_namespace_key(*d)); },
-           .on_delete = [this](const auto& d) { enqueue(informer::key_of<Deployment>(d)); }});
-    }
-    const auto pod_changed = [this](const std::shared_ptr<const Pod>& pod) {
-      for (const auto& key : reconciler.deployments_for_pod(*pod)) enqueue(key);
-    };
-    for (auto* each : pods) {
-      each->add_event_handler(
-          "replica-guard",
-          // The initial list needs no mapping: every Deployment is queued when a term starts.
-          {.on_add =
-               [pod_changed](const auto& p, bool initial) {
-                 if (!initial) pod_changed(p);
-               },
-           .on_update = [pod_changed](const auto&, const auto& p) { pod_changed(p); },
-           .on_delete =
-               [pod_changed](const auto& p) {
-                 if (auto object = informer::object_of<Pod>(p)) pod_changed(object);
-               }});
-    }
-    const auto node_changed = [this](const std::string& name) {
-      for (const auto& key : reconciler.deployments_for_node(name)) enqueue(key);
-    };
-    nodes.add_event_handler(
-        "replica-guard",
-        {.on_add =
-             [node_changed](const auto& n, bool initial) {
-               if (!initial) node_changed(n->metadata.name);
-             },
-         .on_update =
-             [node_changed](const auto& old_node, const auto& n) {
-               if (old_node->status.conditions.size() != n->status.conditions.size() ||
-                   !std::equal(old_node->status.conditions.begin(),
-                               old_node->status.conditions.end(), n->status.conditions.begin(),
-                               [](const auto& a, const auto& b) {
-                                 return a.type == b.type && a.status == b.status;
-                               })) {
-                 node_changed(n->metadata.name);
-               }
-             },
-         .on_delete = [node_changed](const auto& n) { node_changed(informer::key_of<Node>(n)); }});
-    // An HPA appearing, retargeted or deleted changes who writes its Deployment's replicas.
-    const auto hpa_changed = [this](const HorizontalPodAutoscaler& hpa) {
-      if (auto key = target_deployment_key(hpa)) enqueue(*key);
-    };
-    for (auto* each : hpas) {
-      each->add_event_handler(
-          "replica-guard", {.on_add =
-                                [hpa_changed](const auto& h, bool initial) {
-                                  if (!initial) hpa_changed(*h);
-                                },
-                            .on_update =
-                                [hpa_changed](const auto& old_hpa, const auto& h) {
-                                  hpa_changed(*old_hpa);
-                                  hpa_changed(*h);
-                                },
-                            .on_delete =
-                                [hpa_changed](const auto& h) {
-                                  if (auto object = informer::object_of<HorizontalPodAutoscaler>(h))
-                                    hpa_changed(*object);
-                                }});
-    }
+    register_event_handlers(
+        WatchedInformers{deployments, pods, nodes, hpas, node_leases, node_health},
+        [this](const std::string& key) { enqueue(key); });
   }
 
-  std::string metrics_text() const {
-    std::vector<prometheus::MetricFamily> families = registry.Collect();
-    for (const auto& collectable : {queue_metrics->collectable(), informer_metrics.collectable()}) {
-      auto more = collectable->Collect();
-      families.insert(families.end(), std::make_move_iterator(more.begin()),
-                      std::make_move_iterator(more.end()));
-    }
-    auto process = ProcessCollector().Collect();
-    families.insert(families.end(), std::make_move_iterator(process.begin()),
-                    std::make_move_iterator(process.end()));
-    return prometheus::TextSerializer().Serialize(families);
+  // The node Lease sweep: the Deployments on a node that turned suspect, or stopped being
+  // suspect, are reconciled.
+  asio::awaitable<void> watch_node_leases() {
+    if (!node_leases) co_return;
+    co_await node_health.run([this](const std::string& node) {
+      for (const auto& key : deployments_for_node(view_of(deployments), view_of(pods), node))
+        enqueue(key);
+    });
+  }
+
+  std::string metrics_page() const {
+    return metrics_text(registry, {queue_metrics->collectable(), informer_metrics.collectable()});
   }
 
   HttpReply readyz(std::string_view query) const {
-    std::ostringstream body;
-    bool ready = synced.load();
-    if (const auto problem = permission_problem.load()) {
-      ready = false;
-      body << "[-]permissions failed: " << *problem << '\n';
-    } else if (const auto skipped = permission_check_skipped.load()) {
-      body << "[+]permissions skipped: the SelfSubjectAccessReviews failed (" << *skipped << ")\n";
-    }
-    for (const auto& result : factory.sync_state()) {
-      if (result.synced) {
-        body << "[+]informer-" << result.name << " ok\n";
-      } else {
-        ready = false;
-        body << "[-]informer-" << result.name << " failed: not synced";
-        if (!result.message.empty()) body << " (" << result.message << ")";
-        body << '\n';
-      }
-    }
-    body << (ready ? "readyz check passed\n" : "readyz check failed\n");
-    const bool verbose = query.find("verbose") != std::string_view::npos;
-    return {ready ? 200U : 500U, "text/plain; charset=utf-8",
-            ready && !verbose ? "ok" : body.str()};
+    return render_readyz({.synced = synced.load(),
+                          .permission_problem = permission_problem.load(),
+                          .permission_check_skipped = permission_check_skipped.load(),
+                          .informers = factory.sync_state()},
+                         query);
   }
 
   asio::awaitable<void> serve(const std::string& address, bool metrics_routes, bool probe_routes) {
@@ -358,7 +282,7 @@ struct Manager::Impl {
     HttpServer server(co_await asio::this_coro::executor, parse_bind_address(address));
     if (metrics_routes)
       server.route("/metrics", [this](std::string_view) {
-        return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8", metrics_text()};
+        return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8", metrics_page()};
       });
     if (probe_routes) {
       server.route("/healthz", [](std::string_view) {
@@ -439,7 +363,10 @@ struct Manager::Impl {
     auto q = Queue::create(executor, nullptr,
                            {.name = "replica-guard", .metrics = queue_metrics, .clock = {}});
     queue.store(q);
-    if (elector) metrics.leader(options.leader_election_id, true);
+    if (elector) {
+      metrics.leader(options.leader_election_id, true);
+      node_health.observing_from_now();  // a new leader trusts no silence it did not watch
+    }
     for (const auto& d : view_of(deployments).list()) q->add(informer::meta_namespace_key(*d));
     auto all_workers = run_workers(q);
     auto stopper = shut_down_on_cancel(q);
@@ -473,7 +400,8 @@ struct Manager::Impl {
           {{"deployments", std::to_string(cached(deployments))},
            {"pods", std::to_string(cached(pods))},
            {"nodes", std::to_string(nodes.indexer().size())},
-           {"horizontalpodautoscalers", options.detect_hpa ? std::to_string(cached(hpas)) : "-"}});
+           {"horizontalpodautoscalers", options.detect_hpa ? std::to_string(cached(hpas)) : "-"},
+           {"node leases", node_leases ? std::to_string(node_leases->indexer().size()) : "-"}});
       if (elector) {
         auto term = [this] { return lead(); };
         co_await elector->run(term);
@@ -492,7 +420,8 @@ struct Manager::Impl {
     try {
       auto serving = serve_all();
       auto working = work();
-      co_await (std::move(serving) && std::move(working));
+      auto sweeping = watch_node_leases();
+      co_await (std::move(serving) && std::move(working) && std::move(sweeping));
     } catch (...) {
       if (!client::is_cancellation(std::current_exception())) failure = std::current_exception();
     }
@@ -510,12 +439,14 @@ struct Manager::Impl {
   OperatorMetrics metrics;
   informer::InformerMetrics informer_metrics;
   std::shared_ptr<workqueue::MetricsProvider> queue_metrics;
+  NodeLeaseMonitor node_health;
   client::RestClient client;
   informer::SharedInformerFactory factory;
   Informers<Deployment> deployments;
   Informers<Pod> pods;
   informer::SharedIndexInformer<Node>& nodes;
-  Informers<HorizontalPodAutoscaler> hpas;  ///< none without --detect-hpa
+  Informers<HorizontalPodAutoscaler> hpas;            ///< none without --detect-hpa
+  informer::SharedIndexInformer<Lease>* node_leases;  ///< null with --node-lease-grace=0
   RestDeploymentWriter writer;
   RestEventSink event_sink;
   EventBroadcaster events;

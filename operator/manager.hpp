@@ -1,8 +1,9 @@
 // Manager: the running operator. From the flags it builds the client, the shared informers for
-// Deployments, Pods and Nodes, their handlers (which only enqueue Deployment keys), the workqueue
-// and its coroutine workers, leader election, Events, metrics, and the /metrics and probe
-// servers; run() serves until cancelled, then drains in-flight reconciles (bounded), stops the
-// informers, releases the lease and returns.
+// Deployments, Pods, Nodes, HPAs and node Leases, their handlers (which only enqueue Deployment
+// keys, or record node observations), the node Lease sweep, the workqueue and its coroutine
+// workers, leader election, Events, metrics, and the /metrics and probe servers; run() serves
+// until cancelled, then drains in-flight reconciles (bounded), stops the informers, releases the
+// lease and returns. It only wires: each part lives in its own file.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>

@@ -70,15 +70,31 @@ OperatorMetrics::OperatorMetrics(prometheus::Registry& registry)
                    .Name("replica_guard_serving_replicas")
                    .Help("Ready pods, not terminating, on Ready nodes, per managed Deployment")
                    .Register(registry)),
-      stranded_(
-          prometheus::BuildGauge()
-              .Name("replica_guard_stranded_replicas")
-              .Help("Pods on nodes failed for longer than the grace period, per managed Deployment")
-              .Register(registry)),
+      stranded_(prometheus::BuildGauge()
+                    .Name("replica_guard_stranded_replicas")
+                    .Help("Pods on failed nodes, past the grace period, per managed Deployment "
+                          "and reason (node_lease_expired, node_not_ready, node_gone)")
+                    .Register(registry)),
       leader_(prometheus::BuildGauge()
                   .Name("leader_election_master_status")
                   .Help("1 while this process is the leader of the named lease")
                   .Register(registry)),
+      suspect_nodes_(prometheus::BuildGauge()
+                         .Name("replica_guard_suspect_nodes")
+                         .Help("Nodes whose Lease has not been seen renewed for --node-lease-grace "
+                               "while most other nodes' Leases were")
+                         .Register(registry)
+                         .Add({})),
+      // Renewals come every 10 s (jittered): the buckets resolve 10-12 s finely, and reach the
+      // grace and beyond, so the grace can be tuned from what the cluster shows.
+      lease_renewal_gaps_(
+          prometheus::BuildHistogram()
+              .Name("replica_guard_node_lease_renewal_gap_seconds")
+              .Help("Time between two observed renewals of a node's Lease, on the operator's "
+                    "clock")
+              .Register(registry)
+              .Add({}, prometheus::Histogram::BucketBoundaries{1, 5, 9, 10, 10.5, 11, 12, 15, 20,
+                                                               24, 30, 45, 60})),
       rest_requests_(prometheus::BuildCounter()
                          .Name("rest_client_requests_total")
                          .Help("HTTP requests to the API server by status code and method")
@@ -114,16 +130,22 @@ void OperatorMetrics::surge_suppressed(bool suppressed) {
 
 void OperatorMetrics::deployment(const std::string& namespace_, const std::string& name,
                                  std::int32_t desired, std::int32_t serving,
-                                 std::int32_t stranded) {
+                                 const StrandedCounts& stranded) {
   std::lock_guard lock(mutex_);
   auto [it, inserted] = deployments_.try_emplace({namespace_, name});
   if (inserted) {
     const prometheus::Labels labels{{"namespace", namespace_}, {"deployment", name}};
-    it->second = {&desired_.Add(labels), &serving_.Add(labels), &stranded_.Add(labels)};
+    it->second.desired = &desired_.Add(labels);
+    it->second.serving = &serving_.Add(labels);
+    for (std::size_t r = 0; r < kStrandedReasons; ++r) {
+      prometheus::Labels with_reason = labels;
+      with_reason.emplace("reason", to_label(static_cast<StrandedReason>(r)));
+      it->second.stranded[r] = &stranded_.Add(with_reason);
+    }
   }
   it->second.desired->Set(desired);
   it->second.serving->Set(serving);
-  it->second.stranded->Set(stranded);
+  for (std::size_t r = 0; r < kStrandedReasons; ++r) it->second.stranded[r]->Set(stranded[r]);
 }
 
 void OperatorMetrics::forget_deployment(const std::string& namespace_, const std::string& name) {
@@ -132,12 +154,20 @@ void OperatorMetrics::forget_deployment(const std::string& namespace_, const std
   if (it == deployments_.end()) return;
   desired_.Remove(it->second.desired);
   serving_.Remove(it->second.serving);
-  stranded_.Remove(it->second.stranded);
+  for (auto* gauge : it->second.stranded) stranded_.Remove(gauge);
   deployments_.erase(it);
 }
 
 void OperatorMetrics::leader(const std::string& lease_name, bool leading) {
   leader_.Add({{"name", lease_name}}).Set(leading ? 1 : 0);
+}
+
+void OperatorMetrics::suspect_nodes(std::size_t count) {
+  suspect_nodes_.Set(static_cast<double>(count));
+}
+
+void OperatorMetrics::lease_renewal_gap(std::chrono::milliseconds gap) {
+  lease_renewal_gaps_.Observe(std::chrono::duration<double>(gap).count());
 }
 
 std::shared_ptr<client::RequestObserver> OperatorMetrics::request_observer() {

@@ -71,6 +71,11 @@ void add_flags(CLI::App& app, Options& o) {
                  "How long a node must be NotReady/Unknown before its pods count as stranded "
                  "(per Deployment: annotation replica-guard.io/node-grace-period)")
       ->capture_default_str();
+  app.add_option("--node-lease-grace", o.node_lease_grace,
+                 "How long a node's Lease in kube-node-lease may go without an observed renewal "
+                 "(while most other nodes' renew) before its pods count as stranded, ahead of "
+                 "NotReady; \"0\" stops watching node Leases")
+      ->capture_default_str();
   app.add_option("--scale-down-delay", o.scale_down_delay,
                  "How long the surge must be unneeded before scaling back down")
       ->capture_default_str();
@@ -109,6 +114,7 @@ void validate(const Options& o) {
   check_duration("--leader-elect-renew-deadline", o.leader_elect_renew_deadline);
   check_duration("--leader-elect-retry-period", o.leader_elect_retry_period);
   check_duration("--node-grace-period", o.node_grace_period);
+  check_duration("--node-lease-grace", o.node_lease_grace);
   check_duration("--scale-down-delay", o.scale_down_delay);
   check_duration("--cache-consistency-check-period", o.cache_consistency_check_period);
   try {

@@ -33,6 +33,8 @@ struct Options {
   bool dry_run = false;
   bool detect_hpa = true;  ///< watch HPAs and leave the Deployments they scale to them
   std::string node_grace_period = "30s";
+  /// How long a node's Lease may go unrenewed before the node is suspect; "0": Leases unwatched.
+  std::string node_lease_grace = "24s";
   std::string scale_down_delay = "60s";
   std::string default_max_surge = "25%";
   double max_unhealthy_node_fraction = 0.55;

@@ -4,6 +4,7 @@
 #include <boost/json.hpp>
 
 #include "client/rest/rest_client.hpp"
+#include "operator/annotations.hpp"
 
 namespace rg::op {
 namespace json = boost::json;
@@ -38,6 +39,12 @@ std::vector<Permission> required_permissions(const Options& options,
   }
   for (const char* verb : {"list", "watch"})
     wanted.push_back({verb, "", "nodes", "", "", "the Node informer"});
+  if (parse_duration(options.node_lease_grace).count() > 0) {
+    for (const char* verb : {"list", "watch"}) {
+      wanted.push_back({verb, "coordination.k8s.io", "leases", "", std::string(kNodeLeaseNamespace),
+                        "the node Lease informer (--node-lease-grace)"});
+    }
+  }
   if (options.leader_elect) {
     const std::string lease_namespace = options.leader_election_namespace.empty()
                                             ? std::string(own_namespace)

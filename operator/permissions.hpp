@@ -17,6 +17,9 @@ class RestClient;
 
 namespace rg::op {
 
+/// Where kubelets keep their node Leases (one per node, named after it).
+inline constexpr std::string_view kNodeLeaseNamespace = "kube-node-lease";
+
 struct Permission {
   std::string verb;
   std::string group;  ///< "" for the core group

@@ -4,14 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <unordered_set>
 
-#include "client/labels/label_selector.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/transport/cancellation.hpp"
 #include "informer/index_funcs.hpp"
 #include "informer/object_key.hpp"
 #include "operator/annotations.hpp"
+#include "operator/cache_indexes.hpp"
 #include "operator/cluster_facts.hpp"
 #include "operator/logging.hpp"
 
@@ -20,27 +19,6 @@ namespace rg::op {
 namespace {
 
 using Steady = std::chrono::steady_clock;
-
-client::LabelSelector selector_of(const client::Deployment& d) {
-  return client::LabelSelector::from_match(d.spec.selector.match_labels,
-                                           d.spec.selector.match_expressions);
-}
-
-// The value kPodsByLabelIndex and kDeploymentsBySelectorIndex index a label under:
-// "namespace/key=value".
-std::string label_index_value(std::string_view ns, std::string_view key, std::string_view value) {
-  std::string out;
-  out.reserve(ns.size() + key.size() + value.size() + 2);
-  out.append(ns).append("/").append(key).append("=").append(value);
-  return out;
-}
-
-// Deployments that the operator has to look at: opted in, or still carrying its annotations
-// (so opting out can clean up).
-bool of_interest(const client::Deployment& d) {
-  return opted_in(d) || d.metadata.annotations.contains(kDesiredAnnotation) ||
-         d.metadata.annotations.contains(kAppliedAnnotation);
-}
 
 // Whether the Deployment already carries every annotation the plan sets (and none it removes):
 // writing them again would only cost a round trip and a new resourceVersion.
@@ -118,10 +96,12 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
         {{"namespace", d.metadata.namespace_}, {"deployment", d.metadata.name}});
     co_return ReconcileOutcome{ReconcileOutcome::Next::kAfter, *wait};
   }
-  std::chrono::milliseconds grace = config_.node_grace_period;
+  // Pods on a suspect node are stranded at once, unless the Deployment asks for a grace: then
+  // after it, as on a NotReady node.
+  NodeGrace grace{config_.node_grace_period, std::chrono::milliseconds(0)};
   if (auto text = annotation(d.metadata, kNodeGraceAnnotation)) {
     try {
-      grace = parse_duration(*text);
+      grace.not_ready = grace.lease_expired = parse_duration(*text);
     } catch (const std::invalid_argument& e) {
       log(spdlog::level::warn, "ignoring an invalid annotation",
           {{"namespace", d.metadata.namespace_},
@@ -147,7 +127,7 @@ boost::asio::awaitable<ReconcileOutcome> Reconciler::reconcile_existing(
   if (metrics_) {
     if (plan.managed) {
       metrics_->deployment(d.metadata.namespace_, d.metadata.name, plan.desired,
-                           facts.replicas.serving, facts.replicas.stranded);
+                           facts.replicas.serving, facts.replicas.stranded_by_reason);
     } else {
       metrics_->forget_deployment(d.metadata.namespace_, d.metadata.name);
     }
@@ -219,43 +199,7 @@ boost::asio::awaitable<void> Reconciler::carry_out(const std::string& key,
   }
 }
 
-informer::Indexers<client::Pod> pod_indexers() {
-  auto indexers = informer::default_indexers<client::Pod>();
-  indexers.emplace(kPodsByNodeIndex, informer::index_by<client::Pod>(
-                                         [](const client::Pod& p) { return p.spec.node_name; }));
-  indexers.emplace(kPodsByLabelIndex, [](const client::Pod& p) {
-    std::vector<std::string> values;
-    values.reserve(p.metadata.labels.size());
-    for (const auto& [key, value] : p.metadata.labels)
-      values.push_back(label_index_value(p.metadata.namespace_, key, value));
-    return values;
-  });
-  return indexers;
-}
-
-informer::Indexers<client::Node> node_indexers() {
-  informer::Indexers<client::Node> indexers;
-  indexers.emplace(kNodesByReadyIndex,
-                   informer::index_by<client::Node>([](const client::Node& node) {
-                     return std::string_view(node_ready(node) ? "true" : "false");
-                   }));
-  return indexers;
-}
-
-informer::Indexers<client::Deployment> deployment_indexers() {
-  auto indexers = informer::default_indexers<client::Deployment>();
-  indexers.emplace(kDeploymentsBySelectorIndex, [](const client::Deployment& d) {
-    const auto& match = d.spec.selector.match_labels;
-    const std::string_view ns = d.metadata.namespace_;
-    return std::vector<std::string>{
-        match.empty() ? std::string(ns) + "/"
-                      : label_index_value(ns, match.begin()->first, match.begin()->second)};
-  });
-  return indexers;
-}
-
-ReplicaAssessment Reconciler::assess(const client::Deployment& d,
-                                     std::chrono::milliseconds grace) const {
+ReplicaAssessment Reconciler::assess(const client::Deployment& d, NodeGrace grace) const {
   const client::LabelSelector selector = selector_of(d);
   // Candidates: the pods carrying one of the selector's matchLabels, else the namespace's.
   const auto& match = d.spec.selector.match_labels;
@@ -271,19 +215,23 @@ ReplicaAssessment Reconciler::assess(const client::Deployment& d,
         label_index_value(d.metadata.namespace_, match.begin()->first, match.begin()->second),
         consider);
   }
-  const auto now = WallClock::now();
-  const NodeLookup nodes = [this, now](std::string_view node_name) -> std::optional<NodeFacts> {
+  const NodeLookup nodes = [this](std::string_view node_name) -> std::optional<NodeFacts> {
     const auto node = caches_.nodes.get_by_key(node_name);
     if (!node) return std::nullopt;
-    return node_facts(*node, now);
+    return node_facts(*node, caches_.node_health.health(node_name));
   };
-  return assess_replicas(pods, nodes, now, grace);
+  return assess_replicas(pods, nodes, caches_.node_health.now(), grace);
 }
 
 ClusterFacts Reconciler::cluster_facts(const std::string& key) {
   ClusterFacts facts;
   const std::size_t nodes = caches_.nodes.size();
-  const std::size_t unhealthy = caches_.nodes.index_size(kNodesByReadyIndex, "false");
+  // Suspect nodes count with the NotReady ones (a suspect node is usually still Ready).
+  std::size_t unhealthy = caches_.nodes.index_size(kNodesByReadyIndex, "false");
+  for (const std::string& suspect : caches_.node_health.suspects()) {
+    const auto node = caches_.nodes.get_by_key(suspect);
+    if (node && node_ready(*node)) ++unhealthy;
+  }
   facts.surge_suppressed =
       nodes != 0 && static_cast<double>(unhealthy) >
                         config_.max_unhealthy_node_fraction * static_cast<double>(nodes);
@@ -299,37 +247,6 @@ ClusterFacts Reconciler::cluster_facts(const std::string& key) {
     });
   }
   return facts;
-}
-
-std::vector<std::string> Reconciler::deployments_for_pod(const client::Pod& pod) const {
-  std::vector<std::string> keys;
-  const auto consider = [&](const std::string& index_value) {
-    for (const auto& d : caches_.deployments.by_index(kDeploymentsBySelectorIndex, index_value)) {
-      if (!of_interest(*d)) continue;
-      try {
-        if (selector_of(*d).matches(pod.metadata.labels))
-          keys.push_back(informer::meta_namespace_key(*d));
-      } catch (const std::exception&) {
-        keys.push_back(informer::meta_namespace_key(*d));  // its reconcile reports the selector
-      }
-    }
-  };
-  // Each Deployment is indexed under one value, so no Deployment is considered twice.
-  const std::string_view ns = pod.metadata.namespace_;
-  consider(std::string(ns) + "/");
-  for (const auto& [key, value] : pod.metadata.labels) consider(label_index_value(ns, key, value));
-  return keys;
-}
-
-std::vector<std::string> Reconciler::deployments_for_node(const std::string& node_name) const {
-  std::vector<std::string> keys;
-  std::unordered_set<std::string> seen;  // a node holds many pods of one Deployment
-  for (const auto& pod : caches_.pods.by_index(kPodsByNodeIndex, node_name)) {
-    for (auto& key : deployments_for_pod(*pod)) {
-      if (seen.insert(key).second) keys.push_back(std::move(key));
-    }
-  }
-  return keys;
 }
 
 }  // namespace rg::op

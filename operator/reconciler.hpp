@@ -19,39 +19,15 @@
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
 #include "informer/indexer.hpp"
+#include "operator/cache_indexes.hpp"
 #include "operator/cache_view.hpp"
 #include "operator/event_recorder.hpp"
+#include "operator/node_lease_monitor.hpp"
 #include "operator/operator_metrics.hpp"
 #include "operator/scale_plan.hpp"
 #include "operator/write_expectations.hpp"
 
 namespace rg::op {
-
-/// The index of pods by spec.nodeName: a Node's change reaches the Deployments with pods on it.
-inline constexpr std::string_view kPodsByNodeIndex = "spec.nodeName";
-/// The index of pods by each of their labels, as "namespace/key=value": a Deployment's pods are
-/// found through one of its matchLabels instead of a scan of its whole namespace.
-inline constexpr std::string_view kPodsByLabelIndex = "namespace/label";
-
-/// The index of Deployments by the first matchLabels entry of their selector, as
-/// "namespace/key=value" ("namespace/" when the selector has no matchLabels): a Pod finds the
-/// Deployments that may select it through its own labels instead of a scan of its namespace.
-inline constexpr std::string_view kDeploymentsBySelectorIndex = "spec.selector.matchLabels";
-
-/// The index of nodes by readiness ("true" or "false", see node_ready): the share of unhealthy
-/// nodes is read without a pass over every node per reconcile.
-inline constexpr std::string_view kNodesByReadyIndex = "status.conditions.Ready";
-
-/// The indexes the reconciler reads Deployments through (the namespace index and
-/// kDeploymentsBySelectorIndex), for the Deployment informer.
-informer::Indexers<client::Deployment> deployment_indexers();
-
-/// The indexes the reconciler reads pods through (the namespace index, kPodsByNodeIndex and
-/// kPodsByLabelIndex), for the pod informer.
-informer::Indexers<client::Pod> pod_indexers();
-
-/// The indexes the reconciler reads nodes through (kNodesByReadyIndex), for the node informer.
-informer::Indexers<client::Node> node_indexers();
 
 /// Writes to Deployments; the API server in production, a recorder in tests. Both calls are
 /// conditional on `resource_version` and throw client::ApiError (Conflict, NotFound, ...).
@@ -75,6 +51,8 @@ struct Caches {
   CacheView<client::Deployment> deployments;     ///< with deployment_indexers()
   CacheView<client::Pod> pods;                   ///< with pod_indexers()
   const informer::Indexer<client::Node>& nodes;  ///< with node_indexers()
+  /// What the operator observed of each node (Lease renewals, readiness), on its own clock.
+  NodeLeaseMonitor& node_health;
   /// The name of a HorizontalPodAutoscaler targeting the Deployment, if any (may be empty).
   std::function<std::optional<std::string>(const std::string& namespace_, const std::string& name)>
       hpa_for;
@@ -82,6 +60,7 @@ struct Caches {
 
 struct ReconcilerConfig {
   PolicyConfig policy;
+  /// How long a node must be NotReady before its pods count as stranded.
   std::chrono::milliseconds node_grace_period{std::chrono::seconds(30)};
   double max_unhealthy_node_fraction = 0.55;
   bool dry_run = false;
@@ -105,19 +84,13 @@ class Reconciler {
   /// retry, logged and counted.
   boost::asio::awaitable<ReconcileOutcome> reconcile(std::string key);
 
-  /// The keys of the opted-in (or still annotated) Deployments whose selector matches `pod`.
-  std::vector<std::string> deployments_for_pod(const client::Pod& pod) const;
-  /// The same for every pod on `node_name`.
-  std::vector<std::string> deployments_for_node(const std::string& node_name) const;
-
  private:
   boost::asio::awaitable<ReconcileOutcome> reconcile_existing(const client::Deployment& deployment);
   boost::asio::awaitable<void> carry_out(const std::string& key,
                                          const client::Deployment& deployment,
                                          const ScalePlan& plan);
   ClusterFacts cluster_facts(const std::string& key);
-  ReplicaAssessment assess(const client::Deployment& deployment,
-                           std::chrono::milliseconds grace) const;
+  ReplicaAssessment assess(const client::Deployment& deployment, NodeGrace grace) const;
 
   Caches caches_;
   DeploymentWriter& writer_;

@@ -165,7 +165,14 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
   plan.managed = true;
   plan.desired = desired;
 
-  std::int32_t surge = std::min(d.replicas.stranded, max_surge);
+  // max-surge bounds the extra pods that can serve. A replacement the scheduler put on the dead
+  // node (it may still look Ready, and be the least loaded) never starts: it is replaced too, up
+  // to max-surge more, so the Deployment is not left short; none of those can serve until the
+  // node is back, and then the surge above the bound goes at once.
+  const std::int32_t unstarted = std::min(d.replicas.stranded_unstarted, max_surge);
+  const std::int32_t ceiling = desired + max_surge + unstarted;
+  std::int32_t surge =
+      std::min(d.replicas.stranded - d.replicas.stranded_unstarted, max_surge) + unstarted;
   if (surge > current_surge && cluster.surge_suppressed) {
     surge = current_surge;
     plan.events.push_back(
@@ -201,15 +208,16 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
     memory.surge_unneeded_since.reset();
     const std::string reason =
         d.replicas.stranded > 0 ? "ScaledUpForStrandedPods" : "ScaledUpToDesired";
-    const std::string why =
-        d.replicas.stranded > 0
-            ? fmt::format("{} pods stranded on failed nodes {}", d.replicas.stranded,
-                          fmt::join(d.replicas.failed_nodes, ", "))
-            : "below the desired replicas";
+    std::string why = d.replicas.stranded > 0
+                          ? fmt::format("{} pods stranded on failed nodes {}", d.replicas.stranded,
+                                        fmt::join(d.replicas.failed_nodes, ", "))
+                          : "below the desired replicas";
+    if (!d.replicas.evidence.empty())
+      why += fmt::format(" ({})", fmt::join(d.replicas.evidence, "; "));
     plan.events.push_back(
         {false, reason, fmt::format("scaling {} -> {}: {}", current, target, why)});
   } else if (target < current) {
-    plan_scale_down(plan, current, target, desired + max_surge, config, memory, now);
+    plan_scale_down(plan, current, target, ceiling, config, memory, now);
   } else {
     memory.surge_unneeded_since.reset();
   }

@@ -297,6 +297,9 @@ int main(int argc, char** argv) {
   options.kubeconfig = kubeconfig;
   options.metrics_bind_address = "0";
   options.health_probe_bind_address = "0";
+  // The operator times a NotReady node's grace from when it sees the transition (its own clock),
+  // not from the backdated lastTransitionTime: no grace, so the failure is acted on at once.
+  options.node_grace_period = "0s";
   rg::client::ResolveOptions resolve;
   resolve.kubeconfig = kubeconfig;
   const std::size_t rss_before = rg::bench::resident_bytes();

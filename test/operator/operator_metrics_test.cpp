@@ -45,12 +45,37 @@ TEST_CASE("every scale-patch series exists at 0 before the first patch") {
 TEST_CASE("a Deployment's gauges go away with it") {
   prometheus::Registry registry;
   OperatorMetrics metrics(registry);
-  metrics.deployment("shop", "web", 4, 3, 1);
+  metrics.deployment("shop", "web", 4, 3, StrandedCounts{1, 0, 2});
   auto set = samples(registry);
-  CHECK(set["replica_guard_stranded_replicas{deployment=web,namespace=shop,}"] == 1);
+  CHECK(set["replica_guard_stranded_replicas{deployment=web,namespace=shop,reason=node_lease_"
+            "expired,}"] == 1);
+  CHECK(set["replica_guard_stranded_replicas{deployment=web,namespace=shop,reason=node_not_"
+            "ready,}"] == 0);
+  CHECK(set["replica_guard_stranded_replicas{deployment=web,namespace=shop,reason=node_gone,}"] ==
+        2);
   metrics.forget_deployment("shop", "web");
-  CHECK_FALSE(samples(registry).contains(
-      "replica_guard_stranded_replicas{deployment=web,namespace=shop,}"));
+  for (const auto& [key, value] : samples(registry))
+    CHECK_FALSE(key.starts_with("replica_guard_stranded_replicas{"));
+}
+
+TEST_CASE("suspect nodes and observed Lease renewal gaps") {
+  prometheus::Registry registry;
+  OperatorMetrics metrics(registry);
+  metrics.suspect_nodes(2);
+  metrics.lease_renewal_gap(std::chrono::milliseconds(10'300));
+  CHECK(samples(registry)["replica_guard_suspect_nodes{}"] == 2);
+  bool found = false;
+  for (const auto& family : registry.Collect()) {
+    if (family.name != "replica_guard_node_lease_renewal_gap_seconds") continue;
+    found = true;
+    REQUIRE(family.metric.size() == 1);
+    const auto& histogram = family.metric[0].histogram;
+    CHECK(histogram.sample_count == 1);
+    for (const auto& bucket : histogram.bucket) {
+      CHECK(bucket.cumulative_count == (bucket.upper_bound >= 10.5 ? 1U : 0U));
+    }
+  }
+  CHECK(found);
 }
 
 }  // namespace

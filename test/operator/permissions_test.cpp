@@ -14,7 +14,7 @@ bool has(const std::vector<Permission>& list, std::string_view description) {
                      [&](const Permission& p) { return p.describe() == description; });
 }
 
-TEST_CASE("cluster-wide: informers, annotations, scale and Events everywhere; no Lease") {
+TEST_CASE("cluster-wide: informers, annotations, scale and Events everywhere; node Leases read") {
   const auto wanted = required_permissions(Options{}, "ops");
   for (const char* expected :
        {"list deployments.apps cluster-wide", "watch deployments.apps cluster-wide",
@@ -22,13 +22,27 @@ TEST_CASE("cluster-wide: informers, annotations, scale and Events everywhere; no
         "list pods cluster-wide", "watch pods cluster-wide", "list nodes cluster-wide",
         "watch nodes cluster-wide", "create events cluster-wide", "patch events cluster-wide",
         "list horizontalpodautoscalers.autoscaling cluster-wide",
-        "watch horizontalpodautoscalers.autoscaling cluster-wide"}) {
+        "watch horizontalpodautoscalers.autoscaling cluster-wide",
+        "list leases.coordination.k8s.io in namespace \"kube-node-lease\"",
+        "watch leases.coordination.k8s.io in namespace \"kube-node-lease\""}) {
     CAPTURE(expected);
     CHECK(has(wanted, expected));
   }
-  CHECK(wanted.size() == 12);
+  CHECK(wanted.size() == 14);
+  // Node Leases are only read, and only there; no leader-election Lease without --leader-elect.
+  CHECK(std::all_of(wanted.begin(), wanted.end(), [](const Permission& p) {
+    return p.resource != "leases" ||
+           (p.namespace_ == "kube-node-lease" && (p.verb == "list" || p.verb == "watch"));
+  }));
+}
+
+TEST_CASE("--node-lease-grace=0: no permission on node Leases") {
+  Options options;
+  options.node_lease_grace = "0";
+  const auto wanted = required_permissions(options, "ops");
   CHECK(std::none_of(wanted.begin(), wanted.end(),
                      [](const Permission& p) { return p.resource == "leases"; }));
+  CHECK(wanted.size() == 12);
 }
 
 TEST_CASE("--namespace: namespaced permissions in each watched namespace, nodes cluster-wide") {
@@ -40,7 +54,8 @@ TEST_CASE("--namespace: namespaced permissions in each watched namespace, nodes 
   CHECK_FALSE(has(wanted, "watch pods cluster-wide"));
   CHECK(has(wanted, "watch horizontalpodautoscalers.autoscaling in namespace \"blog\""));
   CHECK(has(wanted, "watch nodes cluster-wide"));
-  CHECK(wanted.size() == 2 * 10 + 2);
+  CHECK(has(wanted, "watch leases.coordination.k8s.io in namespace \"kube-node-lease\""));
+  CHECK(wanted.size() == 2 * 10 + 2 + 2);
 }
 
 TEST_CASE("--detect-hpa=false: no permission on HorizontalPodAutoscalers") {
@@ -49,7 +64,7 @@ TEST_CASE("--detect-hpa=false: no permission on HorizontalPodAutoscalers") {
   const auto wanted = required_permissions(options, "ops");
   CHECK(std::none_of(wanted.begin(), wanted.end(),
                      [](const Permission& p) { return p.resource == "horizontalpodautoscalers"; }));
-  CHECK(wanted.size() == 10);
+  CHECK(wanted.size() == 12);
 }
 
 TEST_CASE("leader election: the Lease in --leader-election-namespace, else the own namespace") {

@@ -8,10 +8,10 @@
 
 #include <algorithm>
 
-#include "client/model/time.hpp"
 #include "client/rest/api_error.hpp"
 #include "informer/index_funcs.hpp"
 #include "operator/annotations.hpp"
+#include "operator/event_handlers.hpp"
 #include "operator/hpa_lookup.hpp"
 #include "operator/leader_election.hpp"
 #include "operator/reconciler.hpp"
@@ -125,10 +125,15 @@ std::shared_ptr<const client::Node> node(std::string_view name, std::string read
   return n;
 }
 
+using TimePoint = std::chrono::steady_clock::time_point;
+const TimePoint kT0 = TimePoint(1'000'000s);
+
 struct World {
   informer::Indexer<client::Deployment> deployments{op::deployment_indexers()};
   informer::Indexer<client::Pod> pods{op::pod_indexers()};
   informer::Indexer<client::Node> nodes{op::node_indexers()};
+  TimePoint now = kT0;
+  op::NodeLeaseMonitor node_health{op::SuspectNodeConfig{}, nullptr, [this] { return now; }};
   informer::Indexer<client::HorizontalPodAutoscaler> hpas{op::hpa_indexers()};
   RecordingWriter writer;
   FakeRecorder sink;
@@ -137,7 +142,7 @@ struct World {
 
   std::unique_ptr<op::Reconciler> reconciler(op::ReconcilerConfig config = {}) {
     return std::make_unique<op::Reconciler>(
-        op::Caches{deployments, pods, nodes,
+        op::Caches{deployments, pods, nodes, node_health,
                    [this](const std::string& ns, const std::string& name) {
                      return op::hpa_targeting(hpas, ns + "/" + name);
                    }},
@@ -160,11 +165,20 @@ struct World {
     return outcome;
   }
 
+  // The node in the cache, as the operator saw it `ago` (NotReady since then, if it is).
+  void add_node(std::shared_ptr<const client::Node> n, std::chrono::milliseconds ago = 1h) {
+    const TimePoint today = now;
+    now -= ago;
+    nodes.add(n);
+    node_health.node_seen(*n);
+    now = today;
+  }
+
   // Three pods of web, the third on a node that failed long ago.
   void cluster_with_failed_node() {
-    nodes.add(node("node-1", "True"));
-    nodes.add(node("node-2", "True"));
-    nodes.add(node("node-3", "Unknown"));
+    add_node(node("node-1", "True"));
+    add_node(node("node-2", "True"));
+    add_node(node("node-3", "Unknown"));
     pods.add(pod("web-a", "node-1", true));
     pods.add(pod("web-b", "node-2", true));
     pods.add(pod("web-c", "node-3", true));
@@ -245,10 +259,9 @@ TEST_CASE("a Deployment gone from the cache is done with") {
 
 TEST_CASE("pods on a node within the grace period ask to be looked at again") {
   World w;
-  w.nodes.add(node("node-1", "True"));
+  w.add_node(node("node-1", "True"));
   // Failed five seconds ago: within the default 30 s grace.
-  w.nodes.add(
-      node("node-2", "False", client::format_micro_time(std::chrono::system_clock::now() - 5s)));
+  w.add_node(node("node-2", "False"), 5s);
   w.pods.add(pod("web-a", "node-1", true));
   w.pods.add(pod("web-b", "node-2", true));
   w.deployments.add(deployment(2, {{std::string(op::kEnabledAnnotation), "true"},
@@ -281,13 +294,12 @@ TEST_CASE("handlers map pods and nodes to the Deployments that select them") {
   auto plain = std::make_shared<client::Deployment>(*deployment(1, {}));
   plain->metadata.name = "not-opted-in";
   w.deployments.add(plain);
-  op::Reconciler reconciler(op::Caches{w.deployments, w.pods, w.nodes, {}}, w.writer, w.events,
-                            nullptr, {}, [] { return true; });
-  CHECK(reconciler.deployments_for_pod(*pod("web-x", "node-1", true)) ==
+  CHECK(op::deployments_for_pod(w.deployments, *pod("web-x", "node-1", true)) ==
         std::vector<std::string>{"shop/web"});
-  CHECK(reconciler.deployments_for_pod(*pod("api-x", "node-1", true, "api")).empty());
-  CHECK(reconciler.deployments_for_node("node-3") == std::vector<std::string>{"shop/web"});
-  CHECK(reconciler.deployments_for_node("node-9").empty());
+  CHECK(op::deployments_for_pod(w.deployments, *pod("api-x", "node-1", true, "api")).empty());
+  CHECK(op::deployments_for_node(w.deployments, w.pods, "node-3") ==
+        std::vector<std::string>{"shop/web"});
+  CHECK(op::deployments_for_node(w.deployments, w.pods, "node-9").empty());
 }
 
 TEST_CASE("a pod reaches Deployments selecting it by several matchLabels or by expressions only") {
@@ -304,14 +316,12 @@ TEST_CASE("a pod reaches Deployments selecting it by several matchLabels or by e
   w.deployments.add(two_labels);
   w.deployments.add(expressions);
   w.deployments.add(elsewhere);
-  op::Reconciler reconciler(op::Caches{w.deployments, w.pods, w.nodes, {}}, w.writer, w.events,
-                            nullptr, {}, [] { return true; });
   auto canary = std::make_shared<client::Pod>(*pod("web-c", "node-1", true));
   canary->metadata.labels.emplace("track", "canary");
-  auto found = reconciler.deployments_for_pod(*canary);
+  auto found = op::deployments_for_pod(w.deployments, *canary);
   std::sort(found.begin(), found.end());
   CHECK(found == std::vector<std::string>{"shop/web-any", "shop/web-canary"});
-  CHECK(reconciler.deployments_for_pod(*pod("web-s", "node-1", true)) ==
+  CHECK(op::deployments_for_pod(w.deployments, *pod("web-s", "node-1", true)) ==
         std::vector<std::string>{"shop/web-any"});
 }
 
@@ -361,9 +371,12 @@ TEST_CASE("caches split by namespace read as one: a stranded pod in the second i
       op::Caches{op::CacheView<client::Deployment>({&w.deployments, &blog_deployments}),
                  op::CacheView<client::Pod>({&w.pods, &blog_pods}),
                  w.nodes,
+                 w.node_health,
                  {}},
       w.writer, w.events, nullptr, {}, [] { return true; });
-  auto keys = reconciler.deployments_for_node("node-3");
+  auto keys = op::deployments_for_node(
+      op::CacheView<client::Deployment>({&w.deployments, &blog_deployments}),
+      op::CacheView<client::Pod>({&w.pods, &blog_pods}), "node-3");
   std::sort(keys.begin(), keys.end());
   CHECK(keys == std::vector<std::string>{"blog/web"});  // shop/web is not in the caches
   asio::io_context io;
@@ -460,4 +473,79 @@ TEST_CASE("most nodes unhealthy: no surge, said with SurgeSuppressed (counted by
   w.reconcile();
   REQUIRE(w.writer.writes.size() == 1);
   CHECK(w.writer.writes[0].replicas == 4);
+}
+
+namespace {
+
+std::shared_ptr<const client::Lease> node_lease(std::string_view node, int renewal) {
+  auto lease = std::make_shared<client::Lease>();
+  lease->metadata.namespace_ = "kube-node-lease";
+  lease->metadata.name = node;
+  lease->spec.renew_time = "renewal-" + std::to_string(renewal);
+  return lease;
+}
+
+// Nodes node-1..node-N Ready, web's pods on node-1..3, every kubelet renewing its Lease every
+// 10 s for a minute except those in `dead`, which stopped a minute ago (still Ready: the node
+// lifecycle controller has not noticed yet).
+void cluster_with_silent_nodes(World& w, int nodes, const std::vector<std::string>& dead) {
+  w.now = kT0 - 60s;
+  for (int i = 1; i <= nodes; ++i) {
+    const std::string name = "node-" + std::to_string(i);
+    w.add_node(node(name, "True"), 0ms);
+    w.node_health.lease_seen(*node_lease(name, 0));
+  }
+  w.node_health.observing_from_now();
+  for (int round = 1; round <= 6; ++round) {
+    w.now += 10s;
+    for (int i = 1; i <= nodes; ++i) {
+      const std::string name = "node-" + std::to_string(i);
+      if (std::find(dead.begin(), dead.end(), name) == dead.end())
+        w.node_health.lease_seen(*node_lease(name, round));
+    }
+  }
+  w.node_health.sweep();
+  w.pods.add(pod("web-a", "node-1", true));
+  w.pods.add(pod("web-b", "node-2", true));
+  w.pods.add(pod("web-c", "node-3", true));
+}
+
+}  // namespace
+
+TEST_CASE("a pod on a node whose Lease expired is stranded before NotReady, with the evidence") {
+  World w;
+  cluster_with_silent_nodes(w, 4, {"node-3"});
+  w.deployments.add(deployment(3, kManaged));
+  w.reconcile();
+  REQUIRE(w.writer.writes.size() == 1);
+  CHECK(w.writer.writes[0].replicas == 4);
+  REQUIRE(w.sink.events.size() == 1);
+  CHECK(w.sink.events[0].reason == "ScaledUpForStrandedPods");
+  CHECK(w.sink.events[0].message ==
+        "scaling 3 -> 4: 1 pods stranded on failed nodes node-3 (node-3: no Lease renewal "
+        "observed for 50s while 3 of 3 other nodes renewed)");
+}
+
+TEST_CASE("a Deployment's node-grace-period annotation holds the Lease signal back") {
+  World w;
+  cluster_with_silent_nodes(w, 4, {"node-3"});
+  auto annotations = kManaged;
+  annotations.emplace(std::string(op::kNodeGraceAnnotation), "5m");
+  w.deployments.add(deployment(3, annotations));
+  const auto outcome = w.reconcile();
+  CHECK(w.writer.writes.empty());
+  CHECK(outcome.next == op::ReconcileOutcome::Next::kAfter);
+}
+
+TEST_CASE("suspect and NotReady nodes count together against --max-unhealthy-node-fraction") {
+  World w;
+  cluster_with_silent_nodes(w, 5, {"node-3", "node-4"});  // 2 of 5 suspect: the others renew
+  w.add_node(node("node-5", "Unknown"), 0ms);             // and a third one NotReady
+  w.deployments.add(deployment(3, kManaged));
+  op::ReconcilerConfig config;
+  config.max_unhealthy_node_fraction = 0.5;  // 3 of 5 are unhealthy
+  w.reconcile(config);
+  CHECK(w.writer.writes.empty());
+  REQUIRE_FALSE(w.sink.events.empty());
+  CHECK(w.sink.events[0].reason == "SurgeSuppressed");
 }

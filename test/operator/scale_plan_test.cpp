@@ -145,6 +145,47 @@ TEST_CASE("never above desired + max-surge: a lowered max-surge applies at once"
   CHECK(plan.direction == ScaleDirection::kDown);
 }
 
+TEST_CASE("a replacement sent to the dead node is replaced too, within max-surge more") {
+  // desired 4, max-surge 1: the first replacement landed on the dead node (still Ready, the
+  // least loaded) and never started. Without replacing it the Deployment stays one short.
+  PlanMemory memory;
+  DeploymentFacts d = managed(5, 2);
+  d.replicas.stranded_unstarted = 1;
+  d.replicas.serving = 3;
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  CHECK(plan.scale_to == 6);  // live pods: 6 - 2 stranded = 4, never more than desired + 1
+  SUBCASE("the second one lands there too: no further (at most max-surge more)") {
+    DeploymentFacts again = managed(6, 3);
+    again.replicas.stranded_unstarted = 2;
+    CHECK_FALSE(plan_scale(again, {}, {}, memory, kT0).scale_to);
+  }
+  SUBCASE("the node back: above desired + max-surge at once, then the rest after the delay") {
+    DeploymentFacts back = managed(6, 0);
+    const ScalePlan down = plan_scale(back, {}, {}, memory, kT0);
+    CHECK(down.scale_to == 5);
+    CHECK(down.direction == ScaleDirection::kDown);
+  }
+  SUBCASE("--max-total-surge still holds") {
+    PolicyConfig config;
+    config.max_total_surge = 1;
+    DeploymentFacts capped = managed(5, 2);
+    capped.replicas.stranded_unstarted = 1;
+    CHECK_FALSE(plan_scale(capped, {}, config, memory, kT0).scale_to);
+  }
+}
+
+TEST_CASE("the Event names the suspect node and the evidence") {
+  PlanMemory memory;
+  DeploymentFacts d = managed(4, 1);
+  d.replicas.evidence = {
+      "node-2: no Lease renewal observed for 25s while 3 of 3 other nodes renewed"};
+  const ScalePlan plan = plan_scale(d, {}, {}, memory, kT0);
+  REQUIRE(plan.events.size() == 1);
+  CHECK(plan.events[0].message ==
+        "scaling 4 -> 5: 1 pods stranded on failed nodes node-2 (node-2: no Lease renewal "
+        "observed for 25s while 3 of 3 other nodes renewed)");
+}
+
 TEST_CASE("a person's spec.replicas is adopted as the new desired") {
   DeploymentFacts d = managed(5, 1);
   d.spec_replicas = 8;  // kubectl scale --replicas=8; applied says 5

@@ -18,18 +18,6 @@ bool reported(OperatorFixture& f, const std::string& name, std::string_view reas
   return f.run_until([&] { return f.has_event(name, reason); });
 }
 
-/// Creates `name` opted in and waits until its replicas serve and the operator recorded them.
-void guard_and_settle(OperatorFixture& f, const std::string& name, int replicas,
-                      const std::vector<std::pair<std::string, std::string>>& annotations = {}) {
-  f.create_guarded_deployment(name, replicas, annotations);
-  REQUIRE_MESSAGE(f.run_until([&] {
-    return f.ready_pods(name) == replicas &&
-           f.annotation(name, kDesired) == std::to_string(replicas);
-  }),
-                  name << ": " << f.ready_pods(name) << " ready, desired annotation \""
-                       << f.annotation(name, kDesired) << "\"");
-}
-
 TEST_CASE("a failed node's stranded pods are replaced by a surge, removed after recovery") {
   OperatorFixture f;
   f.start_operator();

@@ -69,8 +69,8 @@ const sim::ResourceType& hpa_type() {
 
 }  // namespace
 
-OperatorFixture::OperatorFixture(std::size_t nodes)
-    : cluster(server.store(), server.registry(), e2e_cluster_options(), nodes),
+OperatorFixture::OperatorFixture(std::size_t nodes, sim::ClusterOptions options)
+    : cluster(server.store(), server.registry(), options, nodes),
       kubeconfig(server.write_kubeconfig(temp_kubeconfig_path())) {
   // The operator's own log lines, warnings and errors only: a failing test shows why.
   setup_logging(LogFormat::kText, 0);
@@ -234,18 +234,56 @@ OperatorFixture::BusiestNode OperatorFixture::fail_busiest_node(const std::strin
   return busiest;
 }
 
-int OperatorFixture::event_count(const std::string& name, std::string_view reason) const {
-  int count = 0;
-  for (const json::object& event : cluster.list("", "events", "default")) {
+namespace {
+
+// The stored Events about Deployment `name` with `reason`.
+std::vector<json::object> events_of(const sim::testing::ClusterFixture& cluster,
+                                    const std::string& name, std::string_view reason) {
+  std::vector<json::object> out;
+  for (json::object& event : cluster.list("", "events", "default")) {
     const auto* involved = event.if_contains("involvedObject");
     if (involved == nullptr || !involved->is_object()) continue;
     const auto* involved_name = involved->as_object().if_contains("name");
     if (involved_name == nullptr || involved_name->as_string() != name) continue;
     if (event.at("reason").as_string() != reason) continue;
+    out.push_back(std::move(event));
+  }
+  return out;
+}
+
+}  // namespace
+
+int OperatorFixture::event_count(const std::string& name, std::string_view reason) const {
+  int count = 0;
+  for (const json::object& event : events_of(cluster, name, reason)) {
     const auto* times = event.if_contains("count");
     count += times != nullptr && times->is_int64() ? static_cast<int>(times->as_int64()) : 1;
   }
   return count;
+}
+
+std::string OperatorFixture::event_message(const std::string& name, std::string_view reason) const {
+  for (const json::object& event : events_of(cluster, name, reason)) {
+    if (const auto* message = event.if_contains("message"); message && message->is_string())
+      return std::string(message->as_string());
+  }
+  return "";
+}
+
+bool OperatorFixture::node_ready(const std::string& node) const {
+  return condition_status(cluster.get("", "nodes", "", node), "Ready") == "True";
+}
+
+void guard_and_settle(OperatorFixture& f, const std::string& name, int replicas,
+                      const std::vector<std::pair<std::string, std::string>>& annotations) {
+  constexpr std::string_view kDesired = "replica-guard.io/desired-replicas";
+  f.create_guarded_deployment(name, replicas, annotations);
+  REQUIRE_MESSAGE(f.run_until([&] {
+    return f.ready_pods(name) == replicas &&
+           f.annotation(name, kDesired) == std::to_string(replicas);
+  }),
+                  name << ": " << f.ready_pods(name) << " ready, desired annotation \""
+                       << f.annotation(name, kDesired) << "\"");
 }
 
 }  // namespace rg::op::testing

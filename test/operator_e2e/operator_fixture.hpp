@@ -31,7 +31,8 @@ Options e2e_options();
 
 class OperatorFixture {
  public:
-  explicit OperatorFixture(std::size_t nodes = 3);
+  explicit OperatorFixture(std::size_t nodes = 3,
+                           sim::ClusterOptions options = e2e_cluster_options());
   ~OperatorFixture();  // stops every running operator and checks each ended cleanly
 
   /// A running Manager; stop() cancels it as SIGTERM does.
@@ -82,6 +83,10 @@ class OperatorFixture {
   bool has_event(const std::string& name, std::string_view reason) const {
     return event_count(name, reason) > 0;
   }
+  /// The message of an Event with `reason` about Deployment `name` ("" when there is none).
+  std::string event_message(const std::string& name, std::string_view reason) const;
+  /// Whether the node's Ready condition is True.
+  bool node_ready(const std::string& node) const;
 
   sim::Server server;
   sim::testing::ClusterFixture cluster;
@@ -90,5 +95,9 @@ class OperatorFixture {
  private:
   std::list<Operator> operators_;
 };
+
+/// Creates `name` opted in and waits until its replicas serve and the operator recorded them.
+void guard_and_settle(OperatorFixture& f, const std::string& name, int replicas,
+                      const std::vector<std::pair<std::string, std::string>>& annotations = {});
 
 }  // namespace rg::op::testing

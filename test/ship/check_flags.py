@@ -38,6 +38,7 @@ def main():
 
     # The checker itself rejects what the operator would.
     for bad in (["--no-such-flag"], ["--log-format=xml"], ["--node-grace-period=soon"],
+                ["--node-lease-grace=soon"],
                 ["--deployment-selector=a in ("]):
         accepted, _ = parse(parse_flags, bad)
         checks.check(not accepted, f"parse_flags accepted {bad}")
@@ -45,7 +46,8 @@ def main():
     common = {"leader-elect": "1", "leader-election-namespace": shiplib.RELEASE_NAMESPACE,
               "metrics-bind-address": ":8080", "health-probe-bind-address": ":8081",
               "namespaces": "", "dry-run": "0", "log-format": "json", "verbosity": "0",
-              "default-max-surge": "25%", "node-grace-period": "30s", "scale-down-delay": "60s"}
+              "default-max-surge": "25%", "node-grace-period": "30s", "node-lease-grace": "24s",
+              "scale-down-delay": "60s"}
     expect(checks, parse_flags, "manifests", shiplib.kustomize(shiplib.MANIFESTS),
            dict(common, **{"leader-election-id": "replica-guard"}))
     expect(checks, parse_flags, "manifests (namespaced)", shiplib.kustomize_namespaced(),

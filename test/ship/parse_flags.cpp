@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
             << "workers=" << o.workers << '\n'
             << "dry-run=" << o.dry_run << '\n'
             << "node-grace-period=" << o.node_grace_period << '\n'
+            << "node-lease-grace=" << o.node_lease_grace << '\n'
             << "scale-down-delay=" << o.scale_down_delay << '\n'
             << "default-max-surge=" << o.default_max_surge << '\n'
             << "max-unhealthy-node-fraction=" << o.max_unhealthy_node_fraction << '\n'

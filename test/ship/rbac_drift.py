@@ -19,6 +19,7 @@ import shiplib
 from shiplib import Checks, find
 
 OWN = "<own namespace>"
+NODE_LEASES = "kube-node-lease"
 CLUSTER = "<cluster>"
 # Verbs and resources replica-guard never needs; any of them in a role is a least-privilege bug.
 FORBIDDEN_VERBS = {"*", "delete", "deletecollection", "escalate", "bind", "impersonate"}
@@ -121,6 +122,14 @@ def check_render(checks, label, objs):
         checks.equal(scopes, watched_scopes(objs), f"{label}: where it may watch {resource}")
     checks.check((CLUSTER, "", "nodes", "watch") in grants,
                  f"{label}: nodes are cluster-scoped: watch must be granted cluster-wide")
+    # Node Leases are read in kube-node-lease only, and never written there.
+    node_leases = {g for g in grants if g[0] == NODE_LEASES}
+    checks.check(node_leases <= {(NODE_LEASES, "coordination.k8s.io", "leases", v)
+                                 for v in ("list", "watch")},
+                 f"{label}: more than list/watch leases in {NODE_LEASES}:\n{show(node_leases)}")
+    checks.check(not {g for g in grants if g[1:3] == ("coordination.k8s.io", "leases")
+                      and g[3] in ("list", "watch") and g[0] != NODE_LEASES},
+                 f"{label}: leases may be listed or watched only in {NODE_LEASES}")
     return grants
 
 
@@ -154,6 +163,14 @@ def main():
     compare(checks, "manifests (-f)", check_render(checks, "manifests (-f)", files), source)
     chart = check_render(checks, "chart (cluster-wide)", shiplib.helm_template())
     compare(checks, "chart (cluster-wide)", chart, source)
+
+    # Without the node Lease signal (policy.nodeLeaseGrace "0") its grants go, and nothing else.
+    no_leases = shiplib.helm_template(values_file="node-leases-off.yaml")
+    no_lease_grants = check_render(checks, "chart (nodeLeaseGrace 0)", no_leases)
+    compare(checks, "what the operator requires (nodeLeaseGrace 0)",
+            required(parse_flags, no_leases), no_lease_grants)
+    compare(checks, "chart (nodeLeaseGrace 0)", no_lease_grants,
+            {g for g in source if g[0] != NODE_LEASES})
 
     # --namespace mode: the same rules, granted in the watched namespace instead of cluster-wide.
     namespaced = shiplib.kustomize_namespaced()

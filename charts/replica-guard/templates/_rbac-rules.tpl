@@ -31,6 +31,13 @@ renders the same ones, and test/ship/rbac_drift.py fails when the two grant diff
   verbs: ["list", "watch"]
 {{- end -}}
 
+{{/* The kubelets' node Leases, in kube-node-lease (policy.nodeLeaseGrace not "0"). */}}
+{{- define "replica-guard.rules.nodeLeases" -}}
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["list", "watch"]
+{{- end -}}
+
 {{/* The leader-election Lease, in the release namespace. */}}
 {{- define "replica-guard.rules.leaderElection" -}}
 - apiGroups: ["coordination.k8s.io"]
