@@ -35,7 +35,8 @@ NODES_PER_GROUP = 3
 
 def operator_flags(time_scale):
     """replica-guard's defaults, at the cluster's time scale."""
-    return ["--node-grace-period", f"{30 * time_scale:g}s", "--scale-down-delay", f"{60 * time_scale:g}s"]
+    return ["--node-grace-period", f"{30 * time_scale:g}s", "--node-lease-grace", f"{24 * time_scale:g}s",
+            "--scale-down-delay", f"{60 * time_scale:g}s"]
 
 
 def node_names(api):

@@ -72,8 +72,8 @@ class Scenarios:
 
     def slow_kubelet(self):
         node = self.nodes[1]
-        self.post(f"/sim/kubelets/{node}/delay", {"seconds": 0.5 * RENEW})
-        self.quiet(f"{node}'s renewals half an interval late")
+        self.post(f"/sim/kubelets/{node}/delay", {"seconds": RENEW})  # one gap of 2 intervals
+        self.quiet(f"{node}'s renewals a whole interval late")
         self.post(f"/sim/kubelets/{node}/delay", {"seconds": 0})
 
     def dropped_watches(self):

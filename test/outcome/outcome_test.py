@@ -9,7 +9,8 @@ the death `phase` seconds after the last renewal:
   toleration-0 capacity    ~ grace - phase + start    (evicted at the taint, replaced, started)
   toleration-30 capacity   ~ grace - phase + 30 + start
   defaults capacity        ~ grace - phase + 300 + start
-  replica-guard capacity   ~ grace - phase + 30 + start (NotReady, then its 30 s node grace)
+  replica-guard capacity   ~ 24 - phase + start   (the Lease unrenewed for its --node-lease-grace,
+                                                  then one more pod started)
 
 each within a few seconds (the API's and the processes' latencies, stretched by 1 / time scale).
   test/outcome/outcome_test.py BUILD_DIR
@@ -25,8 +26,8 @@ import outcome  # noqa: E402
 import outcome_bench  # noqa: E402
 
 GRACE, START = 50, 2           # kube-controller-manager --node-monitor-grace-period; pod start
-AFTER_NOT_READY = {"toleration-0": START, "toleration-30": 30 + START, "defaults": 300 + START,
-                   "replica-guard": 30 + START}
+LEASE_GRACE = 24               # replica-guard --node-lease-grace
+AFTER_NOT_READY = {"toleration-0": START, "toleration-30": 30 + START, "defaults": 300 + START}
 EARLY, LATE = 1.0, 6.0         # real-cluster seconds of tolerance before and after
 
 
@@ -54,7 +55,8 @@ def main():
             capacity = death.capacity_back.get(setup)
             if capacity is not None:
                 capacity /= scale
-                expected = not_ready + AFTER_NOT_READY[setup]
+                expected = (LEASE_GRACE - death.phase / scale + START if setup == "replica-guard"
+                            else not_ready + AFTER_NOT_READY[setup])
                 checks.check(f"{death.victim} {setup}: capacity back {capacity:.1f}s, expected {expected:.1f}s",
                              expected - EARLY <= capacity <= expected + LATE)
     return checks.result()
