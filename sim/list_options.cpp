@@ -11,6 +11,7 @@
 
 #include "client/labels/selector_error.hpp"
 #include "sim/api_error.hpp"
+#include "sim/query_params.hpp"
 
 namespace rg::sim {
 namespace {
@@ -52,13 +53,6 @@ std::optional<std::string> base64url_decode(std::string_view text) {
     }
   }
   return out;
-}
-
-bool parse_bool(std::string_view name, std::string_view value) {
-  if (value == "true" || value == "1" || value == "True") return true;
-  if (value == "false" || value == "0" || value == "False" || value.empty()) return false;
-  throw errors::bad_request(
-      fmt::format("invalid value for {}: \"{}\": expected true or false", name, value));
 }
 
 std::int64_t parse_int(std::string_view name, std::string_view value) {
@@ -160,10 +154,8 @@ ListOptions parse_list_options(const HttpRequest& request, const ResourceType& t
   if (auto limit = request.param("limit"))
     options.limit = std::max<std::int64_t>(0, parse_int("limit", *limit));
   if (auto token = request.param("continue")) options.continue_token = std::string(*token);
-  if (auto bookmarks = request.param("allowWatchBookmarks"))
-    options.allow_watch_bookmarks = parse_bool("allowWatchBookmarks", *bookmarks);
-  if (auto initial = request.param("sendInitialEvents"))
-    options.send_initial_events = parse_bool("sendInitialEvents", *initial);
+  options.allow_watch_bookmarks = codec_bool(request, "allowWatchBookmarks");
+  options.send_initial_events = codec_optional_bool(request, "sendInitialEvents");
   if (auto timeout = request.param("timeoutSeconds"))
     options.timeout_seconds = parse_int("timeoutSeconds", *timeout);
   validate(options);

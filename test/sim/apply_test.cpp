@@ -218,8 +218,9 @@ TEST_CASE("apply needs a field manager, apiVersion and kind, and refuses force e
       apply(port, kConfigMaps + "/cfg",
             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n", "fieldManager=x");
   CHECK(other_name.status == 400);
+  // force is decoded like every options boolean: anything but absent, 0 and false is true.
   CHECK(apply(port, kConfigMaps + "/cfg", cm_config("  a: b\n"), "fieldManager=x&force=maybe")
-            .status == 400);
+            .status == 201);
   auto forced_merge = call(port, "PATCH", kConfigMaps + "/cfg?force=true", "{}",
                            {{"Content-Type", "application/merge-patch+json"}});
   CHECK(forced_merge.status == 422);
@@ -359,7 +360,7 @@ TEST_CASE("dryRun=All answers the result and stores nothing") {
       call(port, "POST", kConfigMaps + "?dryRun=Some", R"({"metadata":{"name":"x"}})");
   CHECK(unsupported.status == 422);
   CHECK(unsupported.json().at("message") ==
-        "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: \"Some\": "
+        "CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"Some\"}: "
         "supported values: \"All\"");
 }
 
