@@ -13,8 +13,9 @@ using wire::Shape;
 using wire::Tag;
 
 const wire::Field* find_field(const wire::Type& type, std::string_view name) {
-  auto it = std::lower_bound(type.fields.begin(), type.fields.end(), name,
-                             [](const wire::Field& field, std::string_view n) { return field.name < n; });
+  auto it =
+      std::lower_bound(type.fields.begin(), type.fields.end(), name,
+                       [](const wire::Field& field, std::string_view n) { return field.name < n; });
   return it != type.fields.end() && it->name == name ? &*it : nullptr;
 }
 
@@ -163,8 +164,8 @@ class Normalizer {
     }
     if (field.element < 0) return;
     const auto& type = element(field);
-    if (auto* object = value.if_object(); object != nullptr && (field.shape == Shape::kStruct ||
-                                                                 field.shape == Shape::kPointer)) {
+    if (auto* object = value.if_object();
+        object != nullptr && (field.shape == Shape::kStruct || field.shape == Shape::kPointer)) {
       this->object(type, *object);
     } else if (auto* array = value.if_array(); array != nullptr && field.shape == Shape::kSlice) {
       for (std::size_t i = 0; i < array->size(); ++i)
@@ -195,14 +196,12 @@ const wire::Type* wire_type(std::string_view group, std::string_view version,
   return nullptr;
 }
 
-void to_wire_form(const wire::Type& type, json::object& object,
-                  std::vector<std::string>* changes) {
+void to_wire_form(const wire::Type& type, json::object& object, std::vector<std::string>* changes) {
   Normalizer(changes).object(type, object);
 }
 
 std::vector<std::string> wire_form_violations(const json::object& object,
-                                              std::string_view api_version,
-                                              std::string_view kind) {
+                                              std::string_view api_version, std::string_view kind) {
   auto string_of = [&](std::string_view key) -> std::string_view {
     const auto* value = object.if_contains(key);
     return value != nullptr && value->is_string() ? std::string_view(value->get_string())

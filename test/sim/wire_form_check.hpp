@@ -15,8 +15,8 @@ namespace rg::sim::test {
 inline void check_object(const boost::json::object& object, std::string_view api_version = {},
                          std::string_view kind = {}) {
   for (const auto& violation : wire_form_violations(object, api_version, kind))
-    FAIL_CHECK("served object not in the wire form: " << violation
-                                                      << "\n  object: " << boost::json::serialize(object));
+    FAIL_CHECK("served object not in the wire form: " << violation << "\n  object: "
+                                                      << boost::json::serialize(object));
 }
 
 /// Checks a response body or a watch line: an object, a list (its items), or a watch event (its

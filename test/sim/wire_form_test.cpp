@@ -32,9 +32,9 @@ TEST_CASE("fields without omitempty are written with their zero value") {
       "status":{"nodeInfo":{"kubeletVersion":"v1.35.0"}}})");
   const auto& info = node.at("status").at("nodeInfo").as_object();
   CHECK(info.at("kubeletVersion") == "v1.35.0");
-  for (auto field : {"machineID", "systemUUID", "bootID", "kernelVersion", "osImage",
-                     "containerRuntimeVersion", "kubeProxyVersion", "operatingSystem",
-                     "architecture"})
+  for (auto field :
+       {"machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion",
+        "kubeProxyVersion", "operatingSystem", "architecture"})
     CHECK_MESSAGE(info.at(field) == "", field);
   // A struct is written even with omitempty, as are its own fields without it.
   CHECK(node.at("spec").as_object().empty());
@@ -111,11 +111,11 @@ TEST_CASE("wire_form_violations names each difference and passes conforming obje
       "metadata":{"name":"n"}})"))
             .empty());
   // A list item is checked as its list's kind says; custom kinds have no Go type.
-  auto item = wire_form_violations(json::parse(R"({"metadata":{}})").as_object(), "apps/v1",
-                                   "Deployment");
+  auto item =
+      wire_form_violations(json::parse(R"({"metadata":{}})").as_object(), "apps/v1", "Deployment");
   CHECK(std::find(item.begin(), item.end(), "status: absent, written {}") != item.end());
-  CHECK(wire_form_violations(json::parse(R"({"kind":"Widget","apiVersion":"example.com/v1"})")
-                                 .as_object())
+  CHECK(wire_form_violations(
+            json::parse(R"({"kind":"Widget","apiVersion":"example.com/v1"})").as_object())
             .empty());
 }
 
