@@ -245,12 +245,12 @@ class Generator:
         out.append("")
         out.append("}  // namespace")
         out.append("")
-        out.append("const Type kTypes[] = {")
+        out.append("constexpr Type kTypes[] = {")
         for (qualified, path, _), (first, count) in zip(self.types, offsets):
             out.append(f'    {{"{qualified}", {{kFields + {first}, {count}}}}},')
         out.append("};")
         out.append("")
-        out.append("const Root kRoots[] = {")
+        out.append("constexpr Root kRoots[] = {")
         for (group, version), kinds in ROOT_KINDS.items():
             package = API_PACKAGES[(group, version)]
             for kind in kinds:
@@ -258,8 +258,9 @@ class Generator:
                            f'{self.index[package + "." + kind]}}},')
         out.append("};")
         out.append("")
-        out.append("const std::span<const Type> types{kTypes};")
-        out.append("const std::span<const Root> roots{kRoots};")
+        out.append("// Constant-initialised: usable from any static initialiser.")
+        out.append("constexpr std::span<const Type> types{kTypes};")
+        out.append("constexpr std::span<const Root> roots{kRoots};")
         out.append("")
         out.append("}  // namespace rg::sim::wire")
         return "\n".join(out) + "\n"

@@ -1659,7 +1659,7 @@ constexpr Field kFields[] = {
 
 }  // namespace
 
-const Type kTypes[] = {
+constexpr Type kTypes[] = {
     {"core/v1.Namespace", {kFields + 0, 5}},
     {"meta/v1.ObjectMeta", {kFields + 5, 15}},
     {"meta/v1.OwnerReference", {kFields + 20, 6}},
@@ -1957,7 +1957,7 @@ const Type kTypes[] = {
     {"rbac/v1.ClusterRoleBinding", {kFields + 1344, 5}},
 };
 
-const Root kRoots[] = {
+constexpr Root kRoots[] = {
     {"", "v1", "Namespace", 0},
     {"", "v1", "Node", 7},
     {"", "v1", "Pod", 25},
@@ -1989,7 +1989,8 @@ const Root kRoots[] = {
     {"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", 294},
 };
 
-const std::span<const Type> types{kTypes};
-const std::span<const Root> roots{kRoots};
+// Constant-initialised: usable from any static initialiser.
+constexpr std::span<const Type> types{kTypes};
+constexpr std::span<const Root> roots{kRoots};
 
 }  // namespace rg::sim::wire
