@@ -64,7 +64,8 @@ def main():
         core, apps = client.CoreV1Api(), client.AppsV1Api()
         coordination = client.CoordinationV1Api()
 
-        # The watch starts before the Deployment: its first events are the pods being created.
+        # A watch without resourceVersion starts with the pods there are (ADDED), then their
+        # changes: either way the Deployment's two pods show up.
         pods_seen = []
         apps.create_namespaced_deployment("default", deployment("web"))
         stream = watch.Watch()
