@@ -13,6 +13,7 @@
 #include "sim/list_options.hpp"
 #include "sim/object_encoder.hpp"
 #include "sim/patch.hpp"
+#include "sim/query_params.hpp"
 #include "sim/request_info.hpp"
 #include "sim/responses.hpp"
 
@@ -33,18 +34,6 @@ std::string verb_method(std::string_view verb) {
   return "GET";
 }
 
-// ?dryRun: absent, or "All" (the only dry-run mode there is). `options_kind` names the options
-// type in the error (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions).
-bool dry_run(const HttpRequest& request, std::string_view options_kind) {
-  auto value = request.param("dryRun");
-  if (!value || value->empty()) return false;
-  if (*value == "All") return true;
-  throw errors::invalid(
-      "meta.k8s.io", options_kind, "",
-      {{"FieldValueNotSupported", "dryRun",
-        fmt::format("Unsupported value: \"{}\": supported values: \"All\"", *value)}});
-}
-
 std::string_view options_kind(std::string_view verb) {
   if (verb == "create") return "CreateOptions";
   if (verb == "update") return "UpdateOptions";
@@ -54,7 +43,7 @@ std::string_view options_kind(std::string_view verb) {
 
 WriteContext write_context(const HttpRequest& request, std::string_view verb) {
   WriteContext context;
-  context.dry_run = dry_run(request, options_kind(verb));
+  context.dry_run = dry_run_param(request, options_kind(verb));
   if (auto manager = request.param("fieldManager"))
     context.field_manager = std::string(*manager);
   else
@@ -70,14 +59,9 @@ std::int64_t integer_param(std::string_view name, std::string_view text) {
   return value;
 }
 
-DeleteOptions delete_options(const HttpRequest& request) {
-  DeleteOptions options;
-  options.dry_run = dry_run(request, "DeleteOptions");
-  if (auto policy = request.param("propagationPolicy"))
-    options.propagation_policy = std::string(*policy);
-  if (auto grace = request.param("gracePeriodSeconds"))
-    options.grace_period_seconds = integer_param("gracePeriodSeconds", *grace);
-  if (request.body.empty()) return options;
+// The body's DeleteOptions over the query's.
+void read_delete_options_body(const HttpRequest& request, DeleteOptions& options,
+                              std::optional<bool>& orphan) {
   auto value = decode_body(request);
   if (!value.is_object())
     throw errors::bad_request("the request body must be a DeleteOptions object");
@@ -90,6 +74,8 @@ DeleteOptions delete_options(const HttpRequest& request) {
     options.grace_period_seconds = grace->get_int64();
   if (const auto* p = body.if_contains("propagationPolicy"); p != nullptr && p->is_string())
     options.propagation_policy = std::string(p->get_string());
+  if (const auto* o = body.if_contains("orphanDependents"); o != nullptr && o->is_bool())
+    orphan = o->get_bool();
   if (const auto* pre = body.if_contains("preconditions"); pre != nullptr && pre->is_object()) {
     if (const auto* uid = pre->get_object().if_contains("uid"); uid != nullptr && uid->is_string())
       options.precondition_uid = std::string(uid->get_string());
@@ -97,18 +83,27 @@ DeleteOptions delete_options(const HttpRequest& request) {
         rv != nullptr && rv->is_string())
       options.precondition_resource_version = std::string(rv->get_string());
   }
-  return options;
 }
 
-// A boolean query parameter as Go's strconv.ParseBool reads it (absent: false).
-bool bool_param(const HttpRequest& request, std::string_view name) {
-  const auto value = request.param(name);
-  if (!value) return false;
-  for (std::string_view yes : {"1", "t", "T", "true", "TRUE", "True"})
-    if (*value == yes) return true;
-  for (std::string_view no : {"0", "f", "F", "false", "FALSE", "False"})
-    if (*value == no) return false;
-  throw errors::bad_request(fmt::format("{}: invalid boolean \"{}\"", name, *value));
+DeleteOptions delete_options(const HttpRequest& request) {
+  DeleteOptions options;
+  options.dry_run = dry_run_param(request, "DeleteOptions");
+  std::optional<bool> orphan = codec_optional_bool(request, "orphanDependents");
+  if (auto policy = request.param("propagationPolicy"))
+    options.propagation_policy = std::string(*policy);
+  if (auto grace = request.param("gracePeriodSeconds"))
+    options.grace_period_seconds = integer_param("gracePeriodSeconds", *grace);
+  if (!request.body.empty()) read_delete_options_body(request, options, orphan);
+  // The deprecated orphanDependents (ValidateDeleteOptions; the store's shouldOrphanDependents).
+  if (orphan && !options.propagation_policy.empty())
+    throw errors::invalid(
+        "meta.k8s.io", "DeleteOptions", "",
+        {{"FieldValueInvalid", "propagationPolicy",
+          fmt::format("Invalid value: \"{}\": orphanDependents and deletionPropagation cannot "
+                      "be both set",
+                      options.propagation_policy)}});
+  if (orphan.value_or(false)) options.propagation_policy = "Orphan";
+  return options;
 }
 
 // Warning headers (RFC 7234 299 warnings), as the API server's warning filter writes them.
@@ -248,8 +243,8 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
         throw errors::bad_request("an apply configuration must be an object");
       ApplyOptions options;
       options.field_manager = std::string(request.param("fieldManager").value_or(""));
-      options.force = bool_param(request, "force");
-      options.dry_run = dry_run(request, "PatchOptions");
+      options.force = codec_bool(request, "force");
+      options.dry_run = dry_run_param(request, "PatchOptions");
       const auto warnings =
           apply::validate_fields(field_validation, type, configuration.get_object());
       auto result =
@@ -259,7 +254,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
       co_await stream.send(response);
       co_return;
     }
-    if (request.param("force"))
+    if (codec_optional_bool(request, "force"))
       throw errors::invalid("meta.k8s.io", "PatchOptions", "",
                             {{"FieldValueForbidden", "force",
                               "Forbidden: may not be specified for non-apply patch"}});

@@ -1,9 +1,8 @@
 // Request target parsing and header/parameter lookup.
 #include "sim/http_types.hpp"
 
-#include "client/transport/hex_digit.hpp"
-
 #include <algorithm>
+#include <charconv>
 
 namespace rg::sim {
 
@@ -19,15 +18,27 @@ std::string_view HttpRequest::header(std::string_view name) const {
   return {};
 }
 
+namespace {
+
+// The byte a "%XY" escape at `at` stands for; nullopt when there is none.
+std::optional<char> escaped_byte(std::string_view text, std::size_t at) {
+  if (text[at] != '%' || at + 2 >= text.size()) return std::nullopt;
+  unsigned value = 0;
+  const char* digits = text.data() + at + 1;
+  auto [end, ec] = std::from_chars(digits, digits + 2, value, 16);
+  if (ec != std::errc() || end != digits + 2) return std::nullopt;
+  return static_cast<char>(value);
+}
+
+}  // namespace
+
 std::string url_decode(std::string_view text, bool plus_is_space) {
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
-    if (c == '%' && i + 2 < text.size() && client::hex_digit_value(text[i + 1]) >= 0 &&
-        client::hex_digit_value(text[i + 2]) >= 0) {
-      out += static_cast<char>(client::hex_digit_value(text[i + 1]) * 16 +
-                               client::hex_digit_value(text[i + 2]));
+    if (auto byte = escaped_byte(text, i)) {
+      out += *byte;
       i += 2;
     } else if (c == '+' && plus_is_space) {
       out += ' ';

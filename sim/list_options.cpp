@@ -11,55 +11,11 @@
 
 #include "client/labels/selector_error.hpp"
 #include "sim/api_error.hpp"
+#include "sim/base64url.hpp"
+#include "sim/query_params.hpp"
 
 namespace rg::sim {
 namespace {
-
-constexpr std::string_view kBase64Url =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string base64url_encode(std::string_view data) {
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    std::uint32_t n = (std::uint8_t(data[i]) << 16) | (std::uint8_t(data[i + 1]) << 8) |
-                      std::uint8_t(data[i + 2]);
-    for (int shift : {18, 12, 6, 0}) out += kBase64Url[(n >> shift) & 63];
-  }
-  if (std::size_t left = data.size() - i; left > 0) {
-    std::uint32_t n = std::uint8_t(data[i]) << 16;
-    if (left == 2) n |= std::uint8_t(data[i + 1]) << 8;
-    out += kBase64Url[(n >> 18) & 63];
-    out += kBase64Url[(n >> 12) & 63];
-    if (left == 2) out += kBase64Url[(n >> 6) & 63];
-  }
-  return out;
-}
-
-std::optional<std::string> base64url_decode(std::string_view text) {
-  std::string out;
-  std::uint32_t buffer = 0;
-  int bits = 0;
-  for (char c : text) {
-    if (c == '=') break;
-    auto pos = kBase64Url.find(c);
-    if (pos == std::string_view::npos) return std::nullopt;
-    buffer = (buffer << 6) | static_cast<std::uint32_t>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
-
-bool parse_bool(std::string_view name, std::string_view value) {
-  if (value == "true" || value == "1" || value == "True") return true;
-  if (value == "false" || value == "0" || value == "False" || value.empty()) return false;
-  throw errors::bad_request(
-      fmt::format("invalid value for {}: \"{}\": expected true or false", name, value));
-}
 
 std::int64_t parse_int(std::string_view name, std::string_view value) {
   std::int64_t number = 0;
@@ -160,10 +116,8 @@ ListOptions parse_list_options(const HttpRequest& request, const ResourceType& t
   if (auto limit = request.param("limit"))
     options.limit = std::max<std::int64_t>(0, parse_int("limit", *limit));
   if (auto token = request.param("continue")) options.continue_token = std::string(*token);
-  if (auto bookmarks = request.param("allowWatchBookmarks"))
-    options.allow_watch_bookmarks = parse_bool("allowWatchBookmarks", *bookmarks);
-  if (auto initial = request.param("sendInitialEvents"))
-    options.send_initial_events = parse_bool("sendInitialEvents", *initial);
+  options.allow_watch_bookmarks = codec_bool(request, "allowWatchBookmarks");
+  options.send_initial_events = codec_optional_bool(request, "sendInitialEvents");
   if (auto timeout = request.param("timeoutSeconds"))
     options.timeout_seconds = parse_int("timeoutSeconds", *timeout);
   validate(options);

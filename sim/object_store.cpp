@@ -12,6 +12,7 @@
 #include "sim/json_equal.hpp"
 #include "sim/json_fields.hpp"
 #include "sim/stored_object_parse.hpp"
+#include "sim/wire_form.hpp"
 
 namespace rg::sim {
 namespace {
@@ -158,9 +159,11 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
   if (!type.namespaced) metadata.erase("namespace");
   metadata["uid"] = new_uid();
   metadata["creationTimestamp"] = client::format_time(std::chrono::system_clock::now());
-  if (dry_run) return make_stored_object(type, object);
-  metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
+  if (!dry_run) metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
+  // (Last: it may move the fields `metadata` refers to.)
+  if (type.wire != nullptr) to_wire_form(*type.wire, object);
   auto stored = make_stored_object(type, object);
+  if (dry_run) return stored;
   ++resource_version_;
   state.objects.insert(stored);
   publish(state, {EventType::kAdded, stored, nullptr});
@@ -203,6 +206,7 @@ ObjectPtr Store::rewrite(const ResourceType& type, std::string_view namespace_,
       metadata.erase(field);
   }
   metadata["resourceVersion"] = old_metadata.at("resourceVersion");
+  if (type.wire != nullptr) to_wire_form(*type.wire, after);
   ObjectPtr result;
   if (json_equal(after, before)) {
     result = current;
@@ -211,7 +215,7 @@ ObjectPtr Store::rewrite(const ResourceType& type, std::string_view namespace_,
   } else if (ready_to_delete(type, after)) {
     return remove_locked(type, state, current, written);
   } else {
-    metadata["resourceVersion"] = std::to_string(resource_version_ + 1);
+    object_at(after, "metadata")["resourceVersion"] = std::to_string(resource_version_ + 1);
     result = make_stored_object(type, after);
     ++resource_version_;
     state.objects.insert(result);

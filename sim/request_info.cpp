@@ -4,6 +4,8 @@
 #include <cctype>
 #include <vector>
 
+#include "sim/query_params.hpp"
+
 namespace rg::sim {
 namespace {
 
@@ -17,10 +19,6 @@ std::vector<std::string_view> split_path(std::string_view path) {
     path.remove_prefix(slash + 1);
   }
   return parts;
-}
-
-bool is_true(std::optional<std::string_view> value) {
-  return value && (*value == "true" || *value == "1");
 }
 
 }  // namespace
@@ -63,7 +61,7 @@ RequestInfo parse_request_info(const HttpRequest& request) {
 
   const std::string& method = request.method;
   if (method == "GET" || method == "HEAD") {
-    if (legacy_watch || is_true(request.param("watch")))
+    if (legacy_watch || codec_bool(request, "watch"))
       info.verb = "watch";
     else
       info.verb = info.name.empty() ? "list" : "get";

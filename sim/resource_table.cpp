@@ -2,6 +2,8 @@
 // stores (specialised behaviour lives in the registry; everything else is stored generically).
 #include "sim/resource_table.hpp"
 
+#include "sim/wire_form.hpp"
+
 #include <algorithm>
 #include <utility>
 
@@ -184,6 +186,7 @@ ResourceTable::ResourceTable(std::vector<ResourceType> types) : types_(std::move
   for (auto& type : types_) {
     type.type_meta_prefix =
         R"({"kind":")" + type.kind + R"(","apiVersion":")" + type.group_version() + "\",";
+    type.wire = wire_type(type.group, type.version, type.kind);
     auto it = std::find_if(group_versions_.begin(), group_versions_.end(), [&](const auto& gv) {
       return gv.group == type.group && gv.version == type.version;
     });

@@ -8,6 +8,9 @@
 #include <vector>
 
 namespace rg::sim {
+namespace wire {
+struct Type;
+}
 
 /// A subresource such as deployments/scale; its kind may live in another group (autoscaling).
 struct SubresourceType {
@@ -41,6 +44,9 @@ struct ResourceType {
   /// The type of storage_version in the same table (filled by ResourceTable); null when this
   /// type is its own storage.
   const ResourceType* storage = nullptr;
+  /// The k8s.io/api Go type of `kind` (filled by ResourceTable; sim/wire_form.hpp): how its
+  /// objects are written. Null for custom resources, which have no Go type.
+  const wire::Type* wire = nullptr;
 
   /// The type the store keeps this resource's objects under: `storage`, else this one.
   const ResourceType& stored() const { return storage != nullptr ? *storage : *this; }

@@ -8,6 +8,7 @@
 #include "sim/api_error.hpp"
 #include "sim/hpa_conversion.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/wire_form.hpp"
 
 namespace rg::sim {
 namespace {
@@ -50,7 +51,9 @@ boost::json::object convert_to(const ResourceType& type, boost::json::object obj
 
 ObjectPtr in_version(const ResourceType& type, const ObjectPtr& object) {
   if (object->type == &type) return object;
-  return make_stored_object(type, convert_to(type, object->parse()));
+  auto converted = convert_to(type, object->parse());
+  if (type.wire != nullptr) to_wire_form(*type.wire, converted);
+  return make_stored_object(type, converted);
 }
 
 std::unique_ptr<ObjectEncoder> converting_encoder(const ResourceType& type,

@@ -18,23 +18,29 @@
 #include "sim/collection_handlers.hpp"
 #include "sim/list_options.hpp"
 #include "sim/object_encoder.hpp"
+#include "sim/wire_form.hpp"
 
 namespace rg::sim {
 namespace {
 
 using namespace boost::asio::experimental::awaitable_operators;
 using Clock = std::chrono::steady_clock;
+namespace json = boost::json;
 
 const Headers kWatchHeaders = {{"Content-Type", "application/json"},
                                {"Cache-Control", "no-cache, private"}};
 
+// A BOOKMARK event: an empty object of the type, as encoding/json writes one (a Pod's carries
+// `"spec":{"containers":null},"status":{}`), with only the resourceVersion (and the
+// initial-events-end annotation) set.
 std::string bookmark_line(const ResourceType& type, std::uint64_t rv, bool initial_events_end) {
-  std::string metadata = fmt::format(R"({{"resourceVersion":"{}")", rv);
-  if (initial_events_end) metadata += R"(,"annotations":{"k8s.io/initial-events-end":"true"})";
-  metadata += "}";
-  return fmt::format(R"({{"type":"BOOKMARK","object":{}"metadata":{}}}}})", type.type_meta_prefix,
-                     metadata) +
-         "\n";
+  json::object object{{"kind", type.kind}, {"apiVersion", type.group_version()}};
+  auto& metadata = object["metadata"].emplace_object();
+  metadata["resourceVersion"] = std::to_string(rv);
+  if (initial_events_end)
+    metadata["annotations"] = json::object{{"k8s.io/initial-events-end", "true"}};
+  if (type.wire != nullptr) to_wire_form(*type.wire, object);
+  return R"({"type":"BOOKMARK","object":)" + json::serialize(object) + "}\n";
 }
 
 // The previous state of an object that left the selection, carrying the event's version.

@@ -1,5 +1,5 @@
-// The value of one hexadecimal digit, for the byte-at-a-time parsers of HTTP chunk sizes and
-// percent-encoded URLs (client/transport/body_framing.cpp, sim/http_types.cpp).
+// The value of one hexadecimal digit, for the byte-at-a-time parser of HTTP chunk sizes
+// (client/transport/body_framing.cpp).
 #pragma once
 
 namespace rg::client {

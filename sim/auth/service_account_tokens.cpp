@@ -11,36 +11,12 @@
 #include <stdexcept>
 #include <utility>
 
-#include "client/config/base64.hpp"
+#include "sim/base64url.hpp"
 
 namespace rg::sim::auth {
 namespace {
 
 namespace json = boost::json;
-
-std::string base64url_encode(std::string_view data) {
-  std::string text = client::base64_encode(data);
-  while (!text.empty() && text.back() == '=') text.pop_back();
-  for (auto& c : text) {
-    if (c == '+') c = '-';
-    if (c == '/') c = '_';
-  }
-  return text;
-}
-
-std::optional<std::string> base64url_decode(std::string_view text) {
-  std::string standard(text);
-  for (auto& c : standard) {
-    if (c == '-')
-      c = '+';
-    else if (c == '_')
-      c = '/';
-    else if (c == '+' || c == '/' || c == '=')
-      return std::nullopt;
-  }
-  while (standard.size() % 4 != 0) standard.push_back('=');
-  return client::base64_decode(standard);
-}
 
 std::string random_bytes(std::size_t count) {
   std::string bytes(count, '\0');

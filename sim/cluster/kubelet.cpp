@@ -124,7 +124,9 @@ void Kubelets::heartbeat(const NodeView& node) {
   auto written = context_.store.update(
       context_.types.nodes, "", node.object->name, [&](const StoredObject&, json::object object) {
         auto& status = object_at(object, "status");
-        if (!status.contains("nodeInfo")) fill_node_status(status, node.object->name, version);
+        // A node created bare through the API: its nodeInfo is there, empty (wire form).
+        if (string_at(object_at(status, "nodeInfo"), "kubeletVersion").empty())
+          fill_node_status(status, node.object->name, version);
         auto& conditions = array_at(status, "conditions");
         for (const auto& condition : kHealthy) {
           set_condition(conditions, condition.type, condition.status, condition.reason,

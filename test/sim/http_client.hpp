@@ -1,5 +1,6 @@
 // A minimal blocking HTTP/1.1 client for kube-sim tests: one request per connection, and a
-// watch reader that yields the stream's lines as they arrive.
+// watch reader that yields the stream's lines as they arrive. Every object served through it
+// is checked to be in the wire form (wire_form_check.hpp).
 #pragma once
 
 #include <boost/asio/connect.hpp>
@@ -13,6 +14,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "wire_form_check.hpp"
 
 namespace rg::sim::test {
 
@@ -67,6 +70,7 @@ Reply exchange(Stream& stream, const std::string& method, const std::string& tar
     if (name == "warning") reply.warnings.emplace_back(field.value());
   }
   reply.body = response.body();
+  check_served(reply.body);
   return reply;
 }
 
@@ -109,6 +113,7 @@ class WatchStream {
       if (newline != std::string::npos) {
         std::string line = pending_.substr(0, newline);
         pending_.erase(0, newline + 1);
+        check_served(line);
         return line;
       }
       if (parser_.is_done()) return {};

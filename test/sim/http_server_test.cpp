@@ -108,3 +108,19 @@ TEST_CASE("keep-alive requests each see only their own headers, and a later head
   CHECK(second.body == "PUT  - ");
   CHECK(second.header("connection") == "close");
 }
+
+TEST_CASE("request targets are percent-decoded; broken escapes stay as they are") {
+  std::string path;
+  std::vector<std::pair<std::string, std::string>> query;
+  rg::sim::parse_target(
+      "/api/v1/namespaces/a%2Db/pods?fieldSelector=metadata.name%3Dweb%2cx"
+      "&labelSelector=a+b&bad=%zz%4&end=%",
+      path, query);
+  CHECK(path == "/api/v1/namespaces/a-b/pods");
+  REQUIRE(query.size() == 4);
+  CHECK(query[0].second == "metadata.name=web,x");
+  CHECK(query[1].second == "a b");  // '+' is a space in a query, not in a path
+  CHECK(query[2].second == "%zz%4");
+  CHECK(query[3].second == "%");
+  CHECK(rg::sim::url_decode("a+b%20c", false) == "a+b c");
+}

@@ -8,6 +8,8 @@
 
 #include <exception>
 
+#include "sim/wire_form.hpp"
+
 namespace rg::sim::testing {
 namespace json = boost::json;
 
@@ -46,6 +48,14 @@ ClusterFixture::~ClusterFixture() {
   while (!finished_ && std::chrono::steady_clock::now() < deadline)
     io.run_for(std::chrono::milliseconds(10));
   CHECK_MESSAGE(finished_, "Cluster::run() did not end promptly on cancellation");
+  // Whoever wrote them (the controllers, the registry), stored objects are in the wire form.
+  for (const auto& type : ResourceTable::builtin().types()) {
+    if (type.storage != nullptr) continue;  // stored as another version
+    for (const auto& item : store.list(type, "")->items)
+      for (const auto& violation : wire_form_violations(item->parse()))
+        FAIL_CHECK("stored " << type.kind << " " << item->key()
+                             << " not in the wire form: " << violation);
+  }
 }
 
 bool ClusterFixture::run_until(const std::function<bool()>& done, std::chrono::milliseconds limit) {
