@@ -6,7 +6,8 @@
 #                               prometheus package, unpacked: no daemon) into .tools/bin, and
 #                               buildah and skopeo (Debian's, without the recommended OCI
 #                               runtime: the image test runs them with chroot isolation),
-#                               and clang-format for scripts/lint.sh
+#                               clang-format for scripts/lint.sh, and the official Python
+#                               client (python3-kubernetes) for the real-client tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,7 @@ packages=(g++ meson ninja-build cmake pkg-config python3 python3-yaml git ca-cer
   libboost1.81-dev libboost-json1.81-dev libyaml-cpp-dev prometheus-cpp-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev openssl)
 if (( want_tools )); then
-  packages+=(unzip buildah skopeo clang-format)
+  packages+=(unzip buildah skopeo clang-format python3-kubernetes)
   # A machine may already carry Node.js with its own npm (not Debian's npm package).
   command -v npm >/dev/null || packages+=(nodejs npm)
 fi
