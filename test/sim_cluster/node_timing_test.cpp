@@ -15,6 +15,7 @@ using rg::sim::testing::ClusterFixture;
 using rg::sim::testing::condition_field;
 using rg::sim::testing::condition_status;
 using rg::sim::testing::fast_options;
+using rg::sim::testing::node_of;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -27,19 +28,6 @@ std::string renew_time(ClusterFixture& f, const std::string& node) {
 
 std::uint64_t node_rv(ClusterFixture& f, const std::string& node) {
   return f.store.get(f.type("", "nodes"), "", node)->resource_version;
-}
-
-bool all_ready(ClusterFixture& f, const std::string& app, std::size_t replicas) {
-  auto pods = f.pods_of(app);
-  if (pods.size() != replicas) return false;
-  for (const auto& pod : pods)
-    if (condition_status(pod, "Ready") != "True") return false;
-  return true;
-}
-
-std::string node_of(const json::object& pod) {
-  const auto* name = pod.at("spec").as_object().if_contains("nodeName");
-  return name != nullptr ? std::string(name->as_string()) : std::string();
 }
 
 std::vector<json::object> events_with_reason(ClusterFixture& f, std::string_view reason) {
@@ -101,15 +89,7 @@ TEST_CASE("a node status someone changed is written back on the kubelet's next c
   options.node_status_report_frequency = std::chrono::seconds(60);
   ClusterFixture f(options, 1);
   REQUIRE(f.run_until([&] { return !renew_time(f, "node-1").empty(); }));
-  f.registry.update(f.type("", "nodes"), "", "node-1", "status",
-                    [](json::object node) {
-                      for (auto& condition : node["status"].as_object()["conditions"].as_array())
-                        if (condition.at("type") == "Ready")
-                          condition.as_object()["status"] = "False";
-                      node["metadata"].as_object().erase("resourceVersion");
-                      return node;
-                    },
-                    {"kubectl"});
+  f.set_condition_status("nodes", "", "node-1", "Ready", "False");
   REQUIRE(f.run_until(
       [&] { return condition_status(f.get("", "nodes", "", "node-1"), "Ready") == "True"; }));
   CHECK(condition_field(f.get("", "nodes", "", "node-1"), "Ready", "reason") == "KubeletReady");
@@ -120,17 +100,9 @@ TEST_CASE("a live kubelet puts a pod's Ready back on its status manager's sync, 
   options.pod_status_sync_period = std::chrono::hours(1);  // no periodic sync in the test
   ClusterFixture f(options, 1);
   f.create_deployment("web", 1);
-  REQUIRE(f.run_until([&] { return all_ready(f, "web", 1); }));
+  REQUIRE(f.run_until([&] { return f.all_ready("web", 1); }));
   const std::string name(f.pods_of("web").front().at("metadata").at("name").as_string());
-  f.registry.update(f.type("", "pods"), "default", name, "status",
-                    [](json::object pod) {
-                      for (auto& condition : pod["status"].as_object()["conditions"].as_array())
-                        if (condition.at("type") == "Ready")
-                          condition.as_object()["status"] = "False";
-                      pod["metadata"].as_object().erase("resourceVersion");
-                      return pod;
-                    },
-                    {"kubectl"});
+  f.set_condition_status("pods", "default", name, "Ready", "False");
   // Many kubelet syncs later (its Lease renews every 10 ms) the pod is still not Ready...
   const auto renewed = renew_time(f, "node-1");
   REQUIRE(f.run_until([&] { return renew_time(f, "node-1") != renewed; }));
@@ -147,7 +119,7 @@ TEST_CASE("a live kubelet puts a pod's Ready back on its status manager's sync, 
 TEST_CASE("a dead node: NodeNotReady Events for the node and each pod, Ready=False kept plain") {
   ClusterFixture f(fast_options(), 3);
   f.create_deployment("web", 3);
-  REQUIRE(f.run_until([&] { return all_ready(f, "web", 3); }));
+  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
   json::object stranded;
   for (auto& pod : f.pods_of("web"))
     if (node_of(pod) == "node-1") stranded = pod;
