@@ -16,11 +16,43 @@ namespace {
 
 namespace json = boost::json;
 
+using SteadyClock = std::chrono::steady_clock;
+
+double seconds_until(SteadyClock::time_point until) {
+  return std::max(0.0, std::chrono::duration<double>(until - SteadyClock::now()).count());
+}
+
+const char* to_string(OutageMode mode) { return mode == OutageMode::stall ? "stall" : "fail"; }
+
 json::object to_json(const FaultConfig& config) {
   return {{"errorRate", config.error_rate},
           {"errorCode", config.error_code},
           {"retryAfterSeconds", config.retry_after_seconds},
           {"latencyMs", config.latency_ms}};
+}
+
+OutageMode mode_param(const HttpRequest& request) {
+  const auto mode = request.param("mode");
+  if (!mode || *mode == "fail") return OutageMode::fail;
+  if (*mode == "stall") return OutageMode::stall;
+  throw errors::bad_request(fmt::format("mode must be fail or stall, not \"{}\"", *mode));
+}
+
+std::chrono::milliseconds seconds_param(const HttpRequest& request) {
+  const auto value = request.param("seconds");
+  if (!value) throw errors::bad_request("say how long: ?seconds=N");
+  char* end = nullptr;
+  const std::string text(*value);
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(seconds >= 0 && seconds <= 86400))
+    throw errors::bad_request(
+        fmt::format("seconds must be a number from 0 to 86400, not \"{}\"", text));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
+ApiError unavailable() {
+  return errors::service_unavailable(
+      "the control plane is unreachable for this client (injected by kube-sim)");
 }
 
 FaultConfig from_json(const json::object& object, FaultConfig config) {
@@ -68,6 +100,39 @@ void Faults::set_config(const FaultConfig& config) {
   config_ = config;
 }
 
+bool Partition::matches(std::string_view request_user, std::string_view user_agent) const {
+  return (user.empty() || user == request_user) &&
+         (user_agent_prefix.empty() || user_agent.starts_with(user_agent_prefix));
+}
+
+void Faults::control_plane_outage(std::chrono::milliseconds duration, OutageMode mode) {
+  std::lock_guard lock(mutex_);
+  outage_until_ = SteadyClock::now() + duration;
+  outage_mode_ = mode;
+}
+
+void Faults::partition(std::string user, std::string user_agent_prefix,
+                       std::chrono::milliseconds duration, OutageMode mode) {
+  std::lock_guard lock(mutex_);
+  partitions_.push_back(
+      {std::move(user), std::move(user_agent_prefix), SteadyClock::now() + duration, mode});
+}
+
+void Faults::heal() {
+  std::lock_guard lock(mutex_);
+  outage_until_ = {};
+  partitions_.clear();
+}
+
+bool Faults::reachable(std::string_view user, std::string_view user_agent) const {
+  std::lock_guard lock(mutex_);
+  const auto now = SteadyClock::now();
+  if (now < outage_until_) return false;
+  for (const auto& partition : partitions_)
+    if (now < partition.until && partition.matches(user, user_agent)) return false;
+  return true;
+}
+
 void Faults::stall(std::chrono::milliseconds duration) {
   std::lock_guard lock(mutex_);
   stalled_until_ = std::chrono::steady_clock::now() + duration;
@@ -76,7 +141,21 @@ void Faults::stall(std::chrono::milliseconds duration) {
 boost::asio::awaitable<bool> Faults::serve_admin(HttpRequest& request, ResponseStream& stream) {
   const std::string& path = request.path;
   const std::string& method = request.method;
-  auto ok = [&] { return json_response(200, json::serialize(to_json(config()))); };
+  auto ok = [&] {
+    json::object body = to_json(config());
+    std::lock_guard lock(mutex_);
+    body["controlPlaneOutageSeconds"] = seconds_until(outage_until_);
+    body["controlPlaneOutageMode"] = to_string(outage_mode_);
+    json::array partitions;
+    for (const auto& partition : partitions_)
+      if (SteadyClock::now() < partition.until)
+        partitions.push_back(json::object{{"user", partition.user},
+                                          {"userAgentPrefix", partition.user_agent_prefix},
+                                          {"seconds", seconds_until(partition.until)},
+                                          {"mode", to_string(partition.mode)}});
+    body["partitions"] = std::move(partitions);
+    return json_response(200, json::serialize(body));
+  };
   if (path == "/sim/faults") {
     if (method == "PUT" || method == "POST") {
       auto body = parse_json_or_yaml(request.body);
@@ -85,6 +164,7 @@ boost::asio::awaitable<bool> Faults::serve_admin(HttpRequest& request, ResponseS
     } else if (method == "DELETE") {
       set_config({});
       stall(std::chrono::milliseconds(0));
+      heal();
     }
     HttpResponse response = ok();
     co_await stream.send(response);
@@ -99,6 +179,16 @@ boost::asio::awaitable<bool> Faults::serve_admin(HttpRequest& request, ResponseS
     double seconds = 0;
     if (auto s = request.param("seconds")) seconds = std::strtod(std::string(*s).c_str(), nullptr);
     stall(std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000)));
+  } else if (path == "/sim/faults/outage") {
+    control_plane_outage(seconds_param(request), mode_param(request));
+  } else if (path == "/sim/faults/partition") {
+    const std::string user(request.param("user").value_or(""));
+    const std::string agent(request.param("userAgent").value_or(""));
+    if (user.empty() && agent.empty())
+      throw errors::bad_request("name the identity: ?user=NAME and/or ?userAgent=PREFIX");
+    partition(user, agent, seconds_param(request), mode_param(request));
+  } else if (path == "/sim/faults/heal") {
+    heal();
   } else if (path == "/sim/faults/close-connections") {
     HttpResponse response = ok();
     co_await stream.send(response);
@@ -117,10 +207,22 @@ boost::asio::awaitable<bool> Faults::intercept(HttpRequest& request, ResponseStr
   FaultConfig config;
   std::chrono::steady_clock::time_point stalled_until;
   bool fail = false;
+  bool cut_off = false;  // an outage or partition that fails the request
   {
     std::lock_guard lock(mutex_);
     config = config_;
     stalled_until = stalled_until_;
+    const auto now = SteadyClock::now();
+    auto cut = [&](SteadyClock::time_point until, OutageMode mode) {
+      if (mode == OutageMode::stall)
+        stalled_until = std::max(stalled_until, until);
+      else
+        cut_off = true;
+    };
+    if (now < outage_until_) cut(outage_until_, outage_mode_);
+    for (const auto& partition : partitions_)
+      if (now < partition.until && partition.matches(request.user, request.header("user-agent")))
+        cut(partition.until, partition.mode);
     if (config.error_rate > 0)
       fail = std::uniform_real_distribution<double>(0, 1)(random_) < config.error_rate;
   }
@@ -130,6 +232,7 @@ boost::asio::awaitable<bool> Faults::intercept(HttpRequest& request, ResponseStr
     boost::asio::steady_timer timer(stream.executor(), wait_until);
     co_await timer.async_wait(boost::asio::use_awaitable);
   }
+  if (cut_off) throw unavailable();
   if (fail) throw injected(config);
   co_return false;
 }

@@ -1,7 +1,9 @@
 // Faults: fault injection for tests and benchmarks, driven through the admin endpoint
 // /sim/faults (outside the Kubernetes paths; see sim/README.md): error answers for a fraction
 // of requests, added latency, stalls, dropping all watches, compacting history, closing every
-// connection.
+// connection, a control-plane outage for a while, and partitions of one client identity. The
+// simulated cluster's components, which write the store directly, ask reachable() before each
+// write, so an outage or a partition reaches them as it would through the API.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -10,6 +12,9 @@
 #include <functional>
 #include <mutex>
 #include <random>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "sim/http_types.hpp"
 #include "sim/object_store.hpp"
@@ -21,6 +26,22 @@ struct FaultConfig {
   int error_code = 503;         ///< 429, 500 or 503
   int retry_after_seconds = 1;  ///< Retry-After of 429/503 answers
   int latency_ms = 0;           ///< added before every API request
+};
+
+/// How requests fail during an outage or a partition: answered 503 at once, or held until it
+/// ends (as a client sees an unreachable server: its own timeout decides).
+enum class OutageMode { fail, stall };
+
+/// Requests of one client identity that fail for a while: by the user they act as, and/or by a
+/// User-Agent prefix (with auth off every request acts as the admin, so in-process clients are
+/// told apart by User-Agent). An empty field matches everyone; both given, both must match.
+struct Partition {
+  std::string user;
+  std::string user_agent_prefix;
+  std::chrono::steady_clock::time_point until;
+  OutageMode mode = OutageMode::fail;
+
+  bool matches(std::string_view request_user, std::string_view user_agent) const;
 };
 
 class Faults {
@@ -35,6 +56,18 @@ class Faults {
   void compact() { store_.compact(); }
   void close_connections() { close_connections_(); }
 
+  /// A control-plane outage for `duration` from now: every API request fails (or stalls), and
+  /// the simulated components' writes do not reach the store (reachable() is false).
+  void control_plane_outage(std::chrono::milliseconds duration, OutageMode mode = OutageMode::fail);
+  /// Partitions one identity (see Partition) for `duration` from now.
+  void partition(std::string user, std::string user_agent_prefix,
+                 std::chrono::milliseconds duration, OutageMode mode = OutageMode::fail);
+  /// Ends every outage and partition now.
+  void heal();
+  /// Whether a request of `user` with `user_agent` would reach the API server now: no
+  /// control-plane outage, no partition of that identity. For the simulated components.
+  bool reachable(std::string_view user, std::string_view user_agent) const;
+
   /// The ApiServer hook: serves /sim/faults and applies the configured faults to every other
   /// request. Returns true when it answered.
   boost::asio::awaitable<bool> intercept(HttpRequest& request, ResponseStream& stream);
@@ -47,6 +80,9 @@ class Faults {
   mutable std::mutex mutex_;
   FaultConfig config_;
   std::chrono::steady_clock::time_point stalled_until_{};
+  std::chrono::steady_clock::time_point outage_until_{};
+  OutageMode outage_mode_ = OutageMode::fail;
+  std::vector<Partition> partitions_;
   std::mt19937_64 random_{std::random_device{}()};
 };
 

@@ -38,6 +38,9 @@ struct HttpRequest {
   std::string body;
   /// The connection's client certificate; null for plain HTTP or when the peer sent none.
   std::shared_ptr<const PeerCertificate> peer_certificate;
+  /// The user the request acts as (after impersonation), set by the auth filter; read by the
+  /// fault injection's partitions.
+  std::string user;
 
   /// The first value of a query parameter.
   std::optional<std::string_view> param(std::string_view name) const;

@@ -74,9 +74,40 @@ int main(int argc, char** argv) {
   app.add_option_function<double>(
       "--node-monitor-grace-period", seconds(cluster_options.node_monitor_grace_period),
       "Seconds without a heartbeat before a node goes Ready=Unknown (default 50)");
-  app.add_option_function<double>("--node-status-update-frequency",
-                                  seconds(cluster_options.node_status_update_frequency),
-                                  "Seconds between kubelet heartbeats (default 10)");
+  app.add_option_function<double>(
+      "--node-monitor-period", seconds(cluster_options.node_monitor_period),
+      "Seconds between the node lifecycle controller's health checks of every node (default 5)");
+  app.add_option("--node-eviction-rate", cluster_options.node_eviction_rate,
+                 "Nodes per second given the NoExecute taint in a healthy zone")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--secondary-node-eviction-rate", cluster_options.secondary_node_eviction_rate,
+                 "Nodes per second tainted in a partially disrupted zone of a large cluster")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--unhealthy-zone-threshold", cluster_options.unhealthy_zone_threshold,
+                 "Share of not-Ready nodes (at least 3) that makes a zone partially disrupted")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  app.add_option("--large-cluster-size-threshold", cluster_options.large_cluster_size_threshold,
+                 "Zones with more nodes keep tainting at the secondary rate when partially "
+                 "disrupted; smaller ones stop")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option_function<double>(
+      "--leader-elect-renew-deadline", seconds(cluster_options.leader_elect_renew_deadline),
+      "Seconds of API outage after which kube-controller-manager's node lifecycle controller "
+      "restarts (default 10)");
+  app.add_option_function<double>(
+      "--node-status-update-frequency", seconds(cluster_options.node_status_update_frequency),
+      "Seconds between the kubelet's node status checks; a status is written only when it "
+      "changed or --node-status-report-frequency passed (default 10)");
+  app.add_option_function<double>(
+      "--node-status-report-frequency", seconds(cluster_options.node_status_report_frequency),
+      "Seconds after which the kubelet writes an unchanged node status (default 300)");
+  app.add_option_function<double>(
+      "--node-lease-duration-seconds", seconds(cluster_options.node_lease_duration),
+      "The kubelet's Lease duration; it renews every quarter of it (default 40)");
   app.add_option_function<double>("--pod-eviction-timeout",
                                   seconds(cluster_options.pod_eviction_timeout),
                                   "Seconds a pod stays on an unreachable node, as the default "
@@ -106,6 +137,7 @@ int main(int argc, char** argv) {
     boost::asio::io_context io;
     rg::sim::Cluster cluster(server.store(), cluster_options.scaled(time_scale), io.get_executor());
     cluster.seed_nodes(nodes);
+    cluster.use_faults(server.faults());
     server.route_admin("/sim/kubelets", rg::sim::kubelet_admin(cluster));
     if (!kubeconfig.empty()) server.write_kubeconfig(kubeconfig);
     std::cout << "kube-sim serving on " << server.address() << std::endl;

@@ -28,11 +28,15 @@ AuthFilter::AuthFilter(Registry& registry, AuthOptions options)
   if (options_.enabled) bootstrap_policy(registry);
 }
 
-std::optional<Attributes> AuthFilter::admit(const HttpRequest& request) const {
-  if (!options_.enabled && !may_be_served_here(request)) return std::nullopt;
+std::optional<Attributes> AuthFilter::admit(HttpRequest& request) const {
+  if (!options_.enabled && !may_be_served_here(request)) {
+    request.user = admin_user().name;
+    return std::nullopt;
+  }
   UserInfo user = options_.enabled
                       ? impersonate(request, authenticator_.authenticate(request), authorizer_)
                       : admin_user();
+  request.user = user.name;
   Attributes attributes = request_attributes(request, std::move(user));
   if (options_.enabled) {
     const Decision decision = authorizer_.authorize(attributes);

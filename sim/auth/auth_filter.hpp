@@ -40,7 +40,7 @@ class AuthFilter {
  private:
   /// Authenticates and authorizes `request` (throws ApiError 401/403); the attributes of an
   /// endpoint served here, or nullopt to pass the request on.
-  std::optional<Attributes> admit(const HttpRequest& request) const;
+  std::optional<Attributes> admit(HttpRequest& request) const;
   /// Answers an endpoint admit() accepted. Throws ApiError for the endpoints' errors.
   HttpResponse serve(const HttpRequest& request, const Attributes& attributes) const;
 

@@ -14,8 +14,12 @@ const ResourceTypes& ResourceTypes::builtin() {
         throw std::logic_error("sim cluster: the resource table lacks " + std::string(resource));
       return *type;
     };
-    return ResourceTypes{find("", "pods"), find("", "nodes"), find("coordination.k8s.io", "leases"),
-                         find("apps", "replicasets"), find("apps", "deployments")};
+    return ResourceTypes{find("", "pods"),
+                         find("", "nodes"),
+                         find("coordination.k8s.io", "leases"),
+                         find("apps", "replicasets"),
+                         find("apps", "deployments"),
+                         find("", "events")};
   }();
   return types;
 }

@@ -5,10 +5,14 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
+#include <atomic>
+#include <string_view>
+
 #include "sim/cluster/cluster_options.hpp"
 #include "sim/cluster/informer.hpp"
 #include "sim/cluster/kubelet_control.hpp"
 #include "sim/cluster/views.hpp"
+#include "sim/faults.hpp"
 
 namespace rg::sim::cluster {
 
@@ -18,6 +22,7 @@ struct ResourceTypes {
   const ResourceType& leases;
   const ResourceType& replica_sets;
   const ResourceType& deployments;
+  const ResourceType& events;  ///< core/v1
 
   static const ResourceTypes& builtin();
 };
@@ -50,6 +55,14 @@ struct Context {
   Caches& caches;
   boost::asio::any_io_executor executor;  ///< the cluster's strand
   KubeletControl& kubelet_control;        ///< kubelets stopped, started or slowed from outside
+  const std::atomic<Faults*>& faults;     ///< the API server's outages and partitions, if any
+
+  /// Whether a request of this identity would reach the API server now (see
+  /// Faults::reachable): the components write the store directly and ask this first.
+  bool api_reachable(std::string_view user, std::string_view user_agent) const {
+    const Faults* current = faults.load();
+    return current == nullptr || current->reachable(user, user_agent);
+  }
 };
 
 }  // namespace rg::sim::cluster

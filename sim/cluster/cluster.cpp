@@ -23,10 +23,15 @@ ClusterOptions ClusterOptions::scaled(double factor) const {
   auto scale = [factor](Duration& duration) {
     duration = Duration(static_cast<Duration::rep>(static_cast<double>(duration.count()) * factor));
   };
-  for (auto* duration : {&out.node_monitor_grace_period, &out.node_status_update_frequency,
-                         &out.pod_eviction_timeout, &out.pod_start_delay,
-                         &out.pod_termination_delay, &out.retry_delay})
+  for (auto* duration :
+       {&out.node_lease_duration, &out.node_status_update_frequency,
+        &out.node_status_report_frequency, &out.pod_status_sync_period, &out.lease_backoff_initial,
+        &out.lease_backoff_max, &out.node_monitor_period, &out.node_monitor_grace_period,
+        &out.leader_elect_renew_deadline, &out.pod_eviction_timeout, &out.pod_start_delay,
+        &out.pod_termination_delay, &out.retry_delay})
     scale(*duration);
+  out.node_eviction_rate /= factor;
+  out.secondary_node_eviction_rate /= factor;
   return out;
 }
 
@@ -35,6 +40,7 @@ struct Cluster::Impl {
   ClusterOptions options;
   boost::asio::strand<boost::asio::any_io_executor> strand;
   KubeletControl kubelet_control{strand};
+  std::atomic<Faults*> faults{nullptr};
 
   /// Throws std::out_of_range unless `node` is a stored Node.
   void require_node(const std::string& node) const {
@@ -54,7 +60,7 @@ struct Cluster::Impl {
     using namespace boost::asio::experimental::awaitable_operators;
     cluster::Caches caches(store, cluster::ResourceTypes::builtin(), strand);
     cluster::Context context{
-        store, cluster::ResourceTypes::builtin(), options, caches, strand, kubelet_control};
+        store, cluster::ResourceTypes::builtin(), options, caches, strand, kubelet_control, faults};
     cluster::ReplicaSetController replica_sets(context);
     cluster::DeploymentController deployments(context);
     cluster::Scheduler scheduler(context);
@@ -85,6 +91,8 @@ void Cluster::seed_deployments(const DeploymentSeed& seed) {
 }
 
 const ClusterOptions& Cluster::options() const { return impl_->options; }
+
+void Cluster::use_faults(Faults& faults) { impl_->faults.store(&faults); }
 
 KubeletState Cluster::stop_kubelet(const std::string& node) {
   impl_->require_node(node);

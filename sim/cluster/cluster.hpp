@@ -23,6 +23,7 @@
 #include "sim/cluster/cluster_options.hpp"
 #include "sim/cluster/kubelet_control.hpp"
 #include "sim/cluster/seed.hpp"
+#include "sim/faults.hpp"
 #include "sim/object_store.hpp"
 
 namespace rg::sim {
@@ -44,6 +45,11 @@ class Cluster {
   void seed_deployments(const DeploymentSeed& seed);
 
   const ClusterOptions& options() const;
+
+  /// The simulated components (kubelets, node lifecycle controller) then see `faults`'
+  /// control-plane outages and partitions as if they went through the API: their writes fail
+  /// while their identity cannot reach it. kube-sim's main passes the Server's.
+  void use_faults(Faults& faults);
 
   /// Kills `node`'s kubelet without any API write: no more Lease renewals, node status or pod
   /// updates, until start_kubelet(). Throws std::out_of_range when there is no such Node.

@@ -5,6 +5,7 @@
 #include <boost/json/value.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "sim/cluster/json_fields.hpp"
@@ -45,6 +46,22 @@ std::string host_ip_of(const json::object& node) {
 
 }  // namespace
 
+bool node_status_changed(const NodeView& node) {
+  const auto object = node.object->parse();
+  const auto* status = find_object(object, "status");
+  if (status == nullptr || !status->contains("nodeInfo")) return true;
+  const auto* conditions = find_array(*status, "conditions");
+  if (conditions == nullptr) return true;
+  for (const auto& healthy : kHealthy) {
+    const auto* condition = find_condition(*conditions, healthy.type);
+    if (condition == nullptr || string_at(*condition, "status") != healthy.status ||
+        string_at(*condition, "reason") != healthy.reason ||
+        string_at(*condition, "message") != healthy.message)
+      return true;
+  }
+  return false;
+}
+
 Kubelets::Kubelets(Context& context)
     : context_(context), loop_(context.executor, "kubelet", context.options.retry_delay) {
   context.kubelet_control.on_change([this](const std::string& node) { loop_.add(node); });
@@ -64,6 +81,21 @@ boost::asio::awaitable<void> Kubelets::run() {
   co_await loop_.run(sync);
 }
 
+bool Kubelets::reachable(const std::string& node_name) const {
+  return context_.api_reachable("system:node:" + node_name, kKubeletUserAgent);
+}
+
+// wait.JitterUntil(f, period, 0.04, sliding=true): each wait is period x [1, 1.04).
+Kubelets::Clock::duration Kubelets::jittered(Clock::duration period) {
+  const double factor = 1 + 0.04 * std::uniform_real_distribution<double>(0, 1)(random_);
+  return std::chrono::duration_cast<Clock::duration>(period * factor);
+}
+
+Kubelets::InFlight Kubelets::make_write(const std::string& node_name, Clock::time_point now,
+                                        std::string stamp) {
+  return {now, now + context_.kubelet_control.renewal_delay(node_name), std::move(stamp)};
+}
+
 void Kubelets::sync(const std::string& node_name) {
   auto node = context_.caches.nodes.get("", node_name);
   if (!node) {
@@ -75,51 +107,118 @@ void Kubelets::sync(const std::string& node_name) {
     kubelets_.erase(node_name);  // a restarted kubelet begins afresh
     return;
   }
+  const auto incarnation = context_.kubelet_control.incarnation(node_name);
   auto& kubelet = kubelets_[node_name];
-  const auto now = Clock::now();
-  if (now >= kubelet.next_heartbeat) {
-    heartbeat(*node);
-    kubelet.next_heartbeat = now + context_.options.node_status_update_frequency;
-    node = context_.caches.nodes.get("", node_name);
+  if (kubelet.incarnation != incarnation) {
+    kubelet = Kubelet{};
+    kubelet.incarnation = incarnation;
   }
-  auto next = kubelet.next_heartbeat;
+  const auto now = Clock::now();
+  auto next = sync_lease(kubelet, *node, now);
+  next = std::min(next, sync_node_status(kubelet, *node, now));
+  if (auto current = context_.caches.nodes.get("", node_name)) node = std::move(current);
+  next = std::min(next, sync_pods(kubelet, *node, now));
+  loop_.add_at(node_name, next);
+}
+
+// The lease controller (component-helpers lease/controller.go): a sync every renew interval
+// (sliding, jittered); an update that fails (five immediate attempts) falls back to
+// backoffEnsureLease, which retries after 200 ms, 400 ms, ... at most 7 s until the API server
+// answers, and then renews.
+Kubelets::Clock::time_point Kubelets::sync_lease(Kubelet& kubelet, const NodeView& node,
+                                                 Clock::time_point now) {
+  const auto& name = node.object->name;
+  if (!kubelet.renewal) {
+    if (now < kubelet.next_renewal) return kubelet.next_renewal;
+    kubelet.renewal = make_write(name, now, now_micro_time());
+  }
+  if (now < kubelet.renewal->lands) return kubelet.renewal->lands;
+  const InFlight renewal = *std::exchange(kubelet.renewal, std::nullopt);
+  if (reachable(name)) {
+    renew_lease(node, renewal.stamp);
+    kubelet.backoff = {};
+    kubelet.next_renewal = now + jittered(context_.options.lease_renew_interval());
+  } else {
+    kubelet.backoff = std::min<Clock::duration>(
+        std::max<Clock::duration>(2 * kubelet.backoff, 2 * context_.options.lease_backoff_initial),
+        context_.options.lease_backoff_max);
+    kubelet.next_renewal = now + kubelet.backoff;
+  }
+  return kubelet.next_renewal;
+}
+
+// syncNodeStatus (kubelet_node_status.go), run by wait.JitterUntil every
+// node_status_update_frequency: tryUpdateNodeStatus writes only a changed status, or an
+// unchanged one once node_status_report_frequency has passed since the last report. A failed
+// write (nodeStatusUpdateRetry immediate attempts) waits for the next period.
+Kubelets::Clock::time_point Kubelets::sync_node_status(Kubelet& kubelet, const NodeView& node,
+                                                       Clock::time_point now) {
+  const auto& name = node.object->name;
+  const auto& options = context_.options;
+  if (!kubelet.status) {
+    if (now < kubelet.next_status) return kubelet.next_status;
+    const bool due =
+        !kubelet.last_report || now >= *kubelet.last_report + options.node_status_report_frequency;
+    if (!due && !node_status_changed(node)) {
+      kubelet.next_status = now + jittered(options.node_status_update_frequency);
+      return kubelet.next_status;
+    }
+    kubelet.status = make_write(name, now, now_time());
+  }
+  if (now < kubelet.status->lands) return kubelet.status->lands;
+  const InFlight status = *std::exchange(kubelet.status, std::nullopt);
+  if (reachable(name)) {
+    post_node_status(node, status.stamp);
+    kubelet.last_report = status.made;
+  }
+  kubelet.next_status = now + jittered(options.node_status_update_frequency);
+  return kubelet.next_status;
+}
+
+// The pod workers (start, stop) and the status manager's periodic sync, which puts back a
+// Ready condition someone else changed (the status manager's syncBatch every syncPeriod).
+Kubelets::Clock::time_point Kubelets::sync_pods(Kubelet& kubelet, const NodeView& node,
+                                                Clock::time_point now) {
+  const auto& node_name = node.object->name;
+  const auto& options = context_.options;
+  const bool status_sync = now >= kubelet.next_pod_sync;
+  if (status_sync) kubelet.next_pod_sync = now + options.pod_status_sync_period;
+  auto next = kubelet.next_pod_sync;
   const auto& caches = context_.caches;
   const auto& keys = caches.pods.indexed(caches.pods_by_node, node_name);
   const std::vector<std::string> pod_keys(keys.begin(), keys.end());  // syncing edits the index
   std::erase_if(kubelet.starting, [&](auto& entry) { return !keys.contains(entry.first); });
   std::erase_if(kubelet.stopping, [&](auto& entry) { return !keys.contains(entry.first); });
+  const bool can_write = reachable(node_name);
+  if (!can_write) next = std::min(next, now + options.retry_delay);
   for (const auto& key : pod_keys) {
     auto pod = caches.pods.get(key);
     if (!pod) continue;
     if (pod->deleting) {
       kubelet.starting.erase(key);
-      auto [entry, added] =
-          kubelet.stopping.try_emplace(key, now + context_.options.pod_termination_delay);
-      if (entry->second <= now) {
+      auto [entry, added] = kubelet.stopping.try_emplace(key, now + options.pod_termination_delay);
+      if (entry->second > now) {
+        next = std::min(next, entry->second);
+      } else if (can_write) {
         kubelet.stopping.erase(entry);
         remove_pod(context_, *pod);
-      } else {
-        next = std::min(next, entry->second);
       }
     } else if (pod->phase == "Pending") {
-      auto [entry, added] =
-          kubelet.starting.try_emplace(key, now + context_.options.pod_start_delay);
-      if (entry->second <= now) {
-        kubelet.starting.erase(entry);
-        start_pod(*pod, *node);
-      } else {
+      auto [entry, added] = kubelet.starting.try_emplace(key, now + options.pod_start_delay);
+      if (entry->second > now) {
         next = std::min(next, entry->second);
+      } else if (can_write) {
+        kubelet.starting.erase(entry);
+        start_pod(*pod, node);
       }
-    } else if (pod->phase == "Running" && !pod->ready) {
+    } else if (pod->phase == "Running" && !pod->ready && status_sync && can_write) {
       report_ready(*pod);
     }
   }
-  loop_.add_at(node_name, next);
+  return next;
 }
 
-void Kubelets::heartbeat(const NodeView& node) {
-  renew_lease(node);
-  const std::string now = now_time();
+void Kubelets::post_node_status(const NodeView& node, const std::string& heartbeat) {
   const std::string& version = context_.options.kubelet_version;
   auto written = context_.store.update(
       context_.types.nodes, "", node.object->name, [&](const StoredObject&, json::object object) {
@@ -130,18 +229,20 @@ void Kubelets::heartbeat(const NodeView& node) {
         auto& conditions = array_at(status, "conditions");
         for (const auto& condition : kHealthy) {
           set_condition(conditions, condition.type, condition.status, condition.reason,
-                        condition.message, now);
-          (*find_condition(conditions, condition.type))["lastHeartbeatTime"] = now;
+                        condition.message, heartbeat);
+          (*find_condition(conditions, condition.type))["lastHeartbeatTime"] = heartbeat;
         }
         return object;
       });
   context_.caches.nodes.observe(std::move(written));
 }
 
-void Kubelets::renew_lease(const NodeView& node) {
+void Kubelets::renew_lease(const NodeView& node, const std::string& renew_time) {
   const auto& leases = context_.types.leases;
   const auto& name = node.object->name;
-  const std::string now = now_micro_time();
+  // Whole seconds, rounded up (a scaled cluster's 40 ms lease says 1 s).
+  const auto duration_seconds =
+      std::chrono::ceil<std::chrono::seconds>(context_.options.node_lease_duration).count();
   if (context_.store.get(leases, kLeaseNamespace, name) == nullptr) {
     json::object lease{
         {"apiVersion", "coordination.k8s.io/v1"},
@@ -153,19 +254,19 @@ void Kubelets::renew_lease(const NodeView& node) {
                                                             {"kind", "Node"},
                                                             {"name", name},
                                                             {"uid", node.object->uid}}}}}},
-        {"spec",
-         json::object{{"holderIdentity", name}, {"leaseDurationSeconds", 40}, {"renewTime", now}}}};
+        {"spec", json::object{{"holderIdentity", name},
+                              {"leaseDurationSeconds", std::max<std::int64_t>(duration_seconds, 1)},
+                              {"renewTime", renew_time}}}};
     context_.caches.leases.observe(context_.store.create(leases, std::move(lease)));
-    context_.kubelet_control.renewed(name, now);
-    return;
+  } else {
+    auto written = context_.store.update(leases, kLeaseNamespace, name,
+                                         [&](const StoredObject&, json::object object) {
+                                           object_at(object, "spec")["renewTime"] = renew_time;
+                                           return object;
+                                         });
+    context_.caches.leases.observe(std::move(written));
   }
-  auto written = context_.store.update(leases, kLeaseNamespace, name,
-                                       [&](const StoredObject&, json::object object) {
-                                         object_at(object, "spec")["renewTime"] = now;
-                                         return object;
-                                       });
-  context_.caches.leases.observe(std::move(written));
-  context_.kubelet_control.renewed(name, now);
+  context_.kubelet_control.renewed(name, renew_time);
 }
 
 void Kubelets::start_pod(const PodView& pod, const NodeView& node) {

@@ -1,16 +1,27 @@
 // Kubelets: one simulated kubelet per Node (every Node in the store, seeded or created through
-// the API). A kubelet heartbeats -- renews its Lease in kube-node-lease and posts the node's
-// Ready condition (KubeletReady) every node_status_update_frequency --, starts the pods bound
-// to its node (Pending -> Running and Ready after pod_start_delay: conditions, container
-// statuses, pod and host IPs, startTime), re-posts Ready for its running pods after an outage,
-// and removes its terminating pods after pod_termination_delay. The node label
-// sim.replica-guard.io/kubelet=stopped stops it (no heartbeats, no pod updates); removing the
-// label restarts it.
+// the API), with the kubelet's own timers (sources in sim/README.md, "Node timing"):
+//  - its lease controller renews kube-node-lease/<node> (leaseDurationSeconds
+//    node_lease_duration) every quarter of the lease duration plus up to 4 % jitter, counted
+//    from the end of the previous renewal; a renewal that cannot reach the API server is retried
+//    with backoffEnsureLease's waits (200 ms doubling to 7 s) until it can;
+//  - it computes node status every node_status_update_frequency (plus jitter) but writes it
+//    only when it changed (e.g. the node lifecycle controller set Ready=Unknown) or every
+//    node_status_report_frequency (5 min) -- the Lease, not the status, is the heartbeat;
+//  - it starts the pods bound to its node (Pending -> Running and Ready after pod_start_delay:
+//    conditions, container statuses, pod and host IPs, startTime), puts back a Ready condition
+//    someone else changed on its status manager's next sync (pod_status_sync_period), and
+//    removes its terminating pods after pod_termination_delay.
+// A kubelet dies without any API write through KubeletControl (Cluster::stop_kubelet), or
+// with the node label sim.replica-guard.io/kubelet=stopped; a slow one's renewals and status
+// writes land late; its writes fail while Faults says its identity (user system:node:<node>,
+// a kubelet User-Agent) cannot reach the API server.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
+#include <optional>
+#include <random>
 #include <string>
 #include <unordered_map>
 
@@ -18,6 +29,10 @@
 #include "sim/cluster/work_loop.hpp"
 
 namespace rg::sim::cluster {
+
+/// The User-Agent the simulated kubelets' requests would carry (for partitions).
+inline constexpr std::string_view kKubeletUserAgent =
+    "kubelet/v1.35.0 (linux/amd64) kubernetes/sim";
 
 class Kubelets {
  public:
@@ -29,16 +44,41 @@ class Kubelets {
 
  private:
   using Clock = WorkLoop::Clock;
-  /// One node's kubelet: when it heartbeats next, and its pods' pending transitions.
+  /// A write the kubelet made at `made` (stamped `stamp`) that reaches the store at `lands`:
+  /// at once, or after a slow kubelet's delay.
+  struct InFlight {
+    Clock::time_point made;
+    Clock::time_point lands;
+    std::string stamp;
+  };
+  /// One node's kubelet.
   struct Kubelet {
-    Clock::time_point next_heartbeat{};
+    std::uint64_t incarnation = 0;  ///< KubeletControl's: another one means a new process
+    // The lease controller.
+    Clock::time_point next_renewal{};
+    std::optional<InFlight> renewal;
+    Clock::duration backoff{};  ///< backoffEnsureLease's last wait; zero while renewals succeed
+    // Node status.
+    Clock::time_point next_status{};
+    std::optional<InFlight> status;
+    std::optional<Clock::time_point> last_report;  ///< none: a fresh kubelet reports at once
+    // The status manager and the pod workers.
+    Clock::time_point next_pod_sync{};
     std::unordered_map<std::string, Clock::time_point> starting;  // pod key -> runs at
     std::unordered_map<std::string, Clock::time_point> stopping;  // pod key -> removed at
   };
 
   void sync(const std::string& node_name);
-  void heartbeat(const NodeView& node);
-  void renew_lease(const NodeView& node);
+  /// Each returns when it wants to run next.
+  Clock::time_point sync_lease(Kubelet& kubelet, const NodeView& node, Clock::time_point now);
+  Clock::time_point sync_node_status(Kubelet& kubelet, const NodeView& node, Clock::time_point now);
+  Clock::time_point sync_pods(Kubelet& kubelet, const NodeView& node, Clock::time_point now);
+
+  bool reachable(const std::string& node_name) const;
+  Clock::duration jittered(Clock::duration period);
+  InFlight make_write(const std::string& node_name, Clock::time_point now, std::string stamp);
+  void renew_lease(const NodeView& node, const std::string& renew_time);
+  void post_node_status(const NodeView& node, const std::string& heartbeat);
   void start_pod(const PodView& pod, const NodeView& node);
   void report_ready(const PodView& pod);
 
@@ -46,6 +86,11 @@ class Kubelets {
   WorkLoop loop_;
   std::unordered_map<std::string, Kubelet> kubelets_;
   std::uint64_t started_pods_ = 0;  // numbers pod IPs
+  std::mt19937_64 random_{std::random_device{}()};
 };
+
+/// True when the node's status differs from what a healthy kubelet posts in anything but
+/// heartbeat times (kubelet_node_status.go nodeStatusHasChanged): then it is written at once.
+bool node_status_changed(const NodeView& node);
 
 }  // namespace rg::sim::cluster

@@ -35,6 +35,7 @@ KubeletState KubeletControl::start(const std::string& node) {
     entry.node = node;
     entry.alive = true;
     entry.stopped_at.reset();
+    ++entry.incarnation;
     state = entry;
   }
   announce(node);
@@ -67,6 +68,12 @@ bool KubeletControl::alive(const std::string& node) const {
   std::lock_guard lock(mutex_);
   auto found = states_.find(node);
   return found == states_.end() || found->second.alive;
+}
+
+std::uint64_t KubeletControl::incarnation(const std::string& node) const {
+  std::lock_guard lock(mutex_);
+  auto found = states_.find(node);
+  return found == states_.end() ? 0 : found->second.incarnation;
 }
 
 std::chrono::milliseconds KubeletControl::renewal_delay(const std::string& node) const {

@@ -9,6 +9,7 @@
 #include <boost/asio/any_io_executor.hpp>
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -35,6 +36,7 @@ struct KubeletState {
   std::optional<Instant> last_renewal;  ///< when its last Lease renewal reached the store
   std::string last_renew_time;          ///< that renewal's spec.renewTime
   std::chrono::milliseconds renewal_delay{0};  ///< added to every renewal and status write
+  std::uint64_t incarnation = 0;  ///< counts start_kubelet() calls: each starts a new process
 };
 
 class KubeletControl {
@@ -55,6 +57,9 @@ class KubeletControl {
   /// For the kubelets (on the strand): whether `node`'s kubelet runs, its renewal delay, and
   /// recording a renewal that reached the store.
   bool alive(const std::string& node) const;
+  /// Changes with every start: a kubelet that sees another incarnation begins afresh, however
+  /// briefly it was stopped.
+  std::uint64_t incarnation(const std::string& node) const;
   std::chrono::milliseconds renewal_delay(const std::string& node) const;
   void renewed(const std::string& node, const std::string& renew_time);
   /// Forgets a deleted node.

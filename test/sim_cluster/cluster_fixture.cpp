@@ -123,6 +123,28 @@ void ClusterFixture::edit_deployment(const std::string& name,
                   {"kubectl"});
 }
 
+void ClusterFixture::set_condition_status(std::string_view resource, std::string_view namespace_,
+                                          const std::string& name, std::string_view type,
+                                          std::string_view status) {
+  registry.update(this->type("", resource), namespace_, name, "status",
+                  [&](json::object object) {
+                    for (auto& condition : object["status"].as_object()["conditions"].as_array())
+                      if (condition.at("type").as_string() == type)
+                        condition.as_object()["status"] = status;
+                    object["metadata"].as_object().erase("resourceVersion");
+                    return object;
+                  },
+                  {"kubectl"});
+}
+
+bool ClusterFixture::all_ready(const std::string& app, std::size_t replicas) const {
+  auto pods = pods_of(app);
+  if (pods.size() != replicas) return false;
+  for (const auto& pod : pods)
+    if (condition_status(pod, "Ready") != "True") return false;
+  return true;
+}
+
 void ClusterFixture::annotate_deployment(const std::string& name, const std::string& key,
                                          const std::optional<std::string>& value) {
   registry.update(type("apps", "deployments"), "default", name, "",
@@ -181,6 +203,11 @@ std::string condition_field(const json::object& object, std::string_view type,
   if (condition == nullptr) return "";
   const auto* value = condition->if_contains(field);
   return value != nullptr && value->is_string() ? std::string(value->as_string()) : "";
+}
+
+std::string node_of(const json::object& pod) {
+  const auto* name = pod.at("spec").as_object().if_contains("nodeName");
+  return name != nullptr && name->is_string() ? std::string(name->as_string()) : std::string();
 }
 
 std::string condition_status(const json::object& object, std::string_view type) {

@@ -59,6 +59,14 @@ class ClusterFixture {
   void label_node(const std::string& node, const std::string& key,
                   const std::optional<std::string>& value);
 
+  /// Sets the status of a condition through the /status subresource, as another writer would
+  /// (e.g. Ready=False on a pod or node).
+  void set_condition_status(std::string_view resource, std::string_view namespace_,
+                            const std::string& name, std::string_view type,
+                            std::string_view status);
+  /// True when `app` has `replicas` live pods, all Ready.
+  bool all_ready(const std::string& app, std::size_t replicas) const;
+
   /// Sets or removes an annotation on a Deployment.
   void annotate_deployment(const std::string& name, const std::string& key,
                            const std::optional<std::string>& value);
@@ -81,6 +89,8 @@ class ClusterFixture {
 };
 
 std::string condition_status(const boost::json::object& object, std::string_view type);
+/// A pod's spec.nodeName ("" when unscheduled).
+std::string node_of(const boost::json::object& pod);
 std::string condition_field(const boost::json::object& object, std::string_view type,
                             std::string_view field);
 std::int64_t status_int(const boost::json::object& object, std::string_view field);

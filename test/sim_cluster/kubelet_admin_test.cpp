@@ -122,3 +122,42 @@ TEST_CASE("/sim/kubelets: list, stop, delay and start over HTTP") {
   REQUIRE(f.run_until(
       [&] { return condition_status(f.get("", "nodes", "", "node-2"), "Ready") == "True"; }));
 }
+
+TEST_CASE("/sim/faults: a partition by User-Agent and a control-plane outage over HTTP") {
+  rg::sim::Server server;
+  ClusterFixture f(server.store(), server.registry());
+  f.cluster.use_faults(server.faults());
+  using rg::sim::test::call;
+  const std::vector<std::pair<std::string, std::string>> operator_agent{
+      {"User-Agent", "replica-guard/0.1 (linux/amd64)"}};
+  const std::vector<std::pair<std::string, std::string>> kubectl_agent{
+      {"User-Agent", "kubectl/v1.35.0 (linux/amd64)"}};
+
+  CHECK(call(server.port(), "POST", "/sim/faults/partition?seconds=60").status == 400);
+  REQUIRE(call(server.port(), "POST", "/sim/faults/partition?userAgent=replica-guard/&seconds=60")
+              .status == 200);
+  CHECK(call(server.port(), "GET", "/api/v1/nodes", "", operator_agent).status == 503);
+  CHECK(call(server.port(), "GET", "/api/v1/nodes", "", kubectl_agent).status == 200);
+  auto faults = call(server.port(), "GET", "/sim/faults").json();
+  REQUIRE(faults.at("partitions").as_array().size() == 1);
+  CHECK(faults.at("partitions").at(0).at("userAgentPrefix") == "replica-guard/");
+  REQUIRE(call(server.port(), "POST", "/sim/faults/heal").status == 200);
+  CHECK(call(server.port(), "GET", "/api/v1/nodes", "", operator_agent).status == 200);
+
+  REQUIRE(call(server.port(), "POST", "/sim/faults/outage?seconds=600").status == 200);
+  CHECK(call(server.port(), "GET", "/api/v1/nodes", "", kubectl_agent).status == 503);
+  CHECK(call(server.port(), "GET", "/sim/faults")
+            .json()
+            .at("controlPlaneOutageSeconds")
+            .to_number<double>() > 500);
+  // The kubelets cannot renew, and the node lifecycle controller, cut off too, judges nothing:
+  // four grace periods later the Leases have not moved and every node is still Ready.
+  const auto before = f.cluster.kubelets()[0].last_renewal->monotonic;
+  const auto start = std::chrono::steady_clock::now();
+  f.run_until(
+      [&] { return std::chrono::steady_clock::now() - start > std::chrono::milliseconds(200); });
+  CHECK(f.cluster.kubelets()[0].last_renewal->monotonic == before);
+  CHECK(condition_status(f.get("", "nodes", "", "node-1"), "Ready") == "True");
+  REQUIRE(call(server.port(), "DELETE", "/sim/faults").status == 200);
+  CHECK(call(server.port(), "GET", "/api/v1/nodes", "", kubectl_agent).status == 200);
+}

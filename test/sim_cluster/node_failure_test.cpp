@@ -16,14 +16,6 @@ using rg::sim::testing::status_int;
 
 namespace {
 
-bool all_ready(ClusterFixture& f, const std::string& app, std::size_t replicas) {
-  auto pods = f.pods_of(app);
-  if (pods.size() != replicas) return false;
-  for (const auto& pod : pods)
-    if (condition_status(pod, "Ready") != "True") return false;
-  return true;
-}
-
 std::vector<json::object> pods_on(ClusterFixture& f, const std::string& node) {
   std::vector<json::object> out;
   for (auto& pod : f.pods_of("web")) {
@@ -53,7 +45,7 @@ json::object replica_set(ClusterFixture& f) {
 TEST_CASE("a stopped kubelet: Unknown, tainted, pods NotReady yet counted, evicted, replaced") {
   ClusterFixture f;
   f.create_deployment("web", 3);
-  REQUIRE(f.run_until([&] { return all_ready(f, "web", 3); }));
+  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
   REQUIRE(pods_on(f, "node-1").size() == 1);
   const auto stranded_uid = pods_on(f, "node-1").front().at("metadata").at("uid");
 
@@ -86,7 +78,7 @@ TEST_CASE("a stopped kubelet: Unknown, tainted, pods NotReady yet counted, evict
   CHECK(status_int(deployment, "unavailableReplicas") == 1);
 
   // After the eviction timeout the pod is deleted and replaced on a healthy node.
-  REQUIRE(f.run_until([&] { return pods_on(f, "node-1").empty() && all_ready(f, "web", 3); }));
+  REQUIRE(f.run_until([&] { return pods_on(f, "node-1").empty() && f.all_ready("web", 3); }));
   for (const auto& pod : f.pods_of("web")) CHECK(pod.at("metadata").at("uid") != stranded_uid);
 
   // The kubelet comes back: Ready again, taints gone.
@@ -104,7 +96,7 @@ TEST_CASE("a kubelet back before the eviction timeout keeps its pods, Ready agai
   options.pod_eviction_timeout = std::chrono::seconds(300);  // no eviction during the test
   ClusterFixture f(options);
   f.create_deployment("web", 3);
-  REQUIRE(f.run_until([&] { return all_ready(f, "web", 3); }));
+  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
   const auto uid = pods_on(f, "node-2").front().at("metadata").at("uid");
 
   f.stop_kubelet("node-2", true);
@@ -136,7 +128,7 @@ TEST_CASE("a node created through the API gets a kubelet; pending pods wait for 
       f.type("", "nodes"), "",
       json::object{{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "late-node"}}}},
       {"kubectl"});
-  REQUIRE(f.run_until([&] { return all_ready(f, "web", 2); }));
+  REQUIRE(f.run_until([&] { return f.all_ready("web", 2); }));
   auto node = f.get("", "nodes", "", "late-node");
   CHECK(condition_status(node, "Ready") == "True");
   CHECK(node.at("status").at("nodeInfo").at("kubeletVersion") == "v1.35.0");

@@ -14,13 +14,9 @@ using rg::sim::testing::ClusterFixture;
 using rg::sim::testing::condition_field;
 using rg::sim::testing::condition_status;
 using rg::sim::testing::fast_options;
+using rg::sim::testing::node_of;
 
 namespace {
-
-std::string node_of(const json::object& pod) {
-  const auto* name = pod.at("spec").as_object().if_contains("nodeName");
-  return name != nullptr ? std::string(name->as_string()) : std::string();
-}
 
 void select_nodes(ClusterFixture& f, const std::string& deployment, const std::string& key,
                   const std::string& value) {
