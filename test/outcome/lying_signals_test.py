@@ -6,6 +6,9 @@ a real death, which must surge (else the rest proves nothing), then scenarios in
 died but a signal says one might have, each watched for surges for twice the operator's node
 grace after it ends:
 
+- a control-plane outage of twice the Lease grace: every request fails, and the kubelets'
+  renewals do not reach the store either;
+- a partition of the operators alone (their User-Agent's requests fail) for twice the grace;
 - a slow kubelet: one node's Lease renewals land late, by less than the grace allows;
 - watches dropped every few seconds;
 - the operator restarted (SIGTERM, a new process);
@@ -30,6 +33,7 @@ import outcome  # noqa: E402
 SCALE = 0.1
 NODES = 10
 GRACE = 30 * SCALE            # the operator's --node-grace-period at this scale
+LEASE_GRACE = 24 * SCALE      # its --node-lease-grace
 NOT_READY = 50 * SCALE        # the node lifecycle controller's grace
 RENEW = 10 * SCALE            # the kubelet's Lease renewal interval
 LEADER = ["--leader-elect", "--leader-election-namespace", "default", "--leader-elect-lease-duration",
@@ -69,6 +73,14 @@ class Scenarios:
         back = self.harness.wait(lambda: self.harness.replicas.get(self.guarded) == NODES, 60 * SCALE + 30)
         self.checks.check("and the surge is scaled back after the node returns", back,
                           f"spec.replicas {self.harness.replicas.get(self.guarded)}")
+
+    def control_plane_outage(self):
+        self.post(f"/sim/faults/outage?seconds={2 * LEASE_GRACE:g}")
+        self.quiet("a control-plane outage of twice the lease grace", 2 * LEASE_GRACE + 2 * GRACE + NOT_READY)
+
+    def operator_partition(self):
+        self.post(f"/sim/faults/partition?userAgent=replica-guard/&seconds={2 * LEASE_GRACE:g}")
+        self.quiet("the operators partitioned for twice the lease grace", 2 * LEASE_GRACE + 2 * GRACE + NOT_READY)
 
     def slow_kubelet(self):
         node = self.nodes[1]
@@ -121,7 +133,8 @@ def main():
         try:
             harness.prepare(["all"], outcome.node_names(api))
             scenarios = Scenarios(sim, api, harness, checks)
-            for scenario in (scenarios.real_death, scenarios.slow_kubelet, scenarios.dropped_watches,
+            for scenario in (scenarios.real_death, scenarios.control_plane_outage, scenarios.operator_partition,
+                             scenarios.slow_kubelet, scenarios.dropped_watches,
                              scenarios.operator_restart, scenarios.leader_failover, scenarios.majority_dies):
                 print(f"--- {scenario.__name__}", flush=True)
                 scenario()
