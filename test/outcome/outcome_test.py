@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
 """The outcome harness, fast: three node deaths at time scale 0.1 in one kube-sim with every
 setup side by side (scripts/outcome.py), and each observed figure checked against what Kubernetes
-1.35's timings make of that death. The node lifecycle controller marks the node's pods NotReady
-(and taints the node) the node-monitor grace period after it last saw the Lease renewed, so with
-the death `phase` seconds after the last renewal:
+1.35's timings make of that death. With the death `phase` seconds after the kubelet's last Lease
+renewal, the node lifecycle controller -- checking every node each monitor period (5 s) -- finds
+the node unobserved for its grace period (50 s) at its first pass after grace - phase, marks it
+Unknown and its pods NotReady; it queues the NoExecute taint at its next pass, 5 s later, and the
+taint evicts the pods whose toleration runs out. So, in real-cluster seconds from the death:
 
-  dead endpoints           ~ grace - phase            (every setup: nothing acts before that)
-  toleration-0 capacity    ~ grace - phase + start    (evicted at the taint, replaced, started)
-  toleration-30 capacity   ~ grace - phase + 30 + start
-  defaults capacity        ~ grace - phase + 300 + start
-  replica-guard capacity   ~ 24 - phase + start   (the Lease unrenewed for its --node-lease-grace,
-                                                  then one more pod started)
+  dead endpoints           grace - phase + [0, 5]          (every setup: nothing acts sooner)
+  toleration-0 capacity    grace - phase + [5, 10] + start (evicted, replaced, started)
+  toleration-30 capacity   grace - phase + [5, 10] + 30 + start
+  defaults capacity        grace - phase + [5, 10] + 300 + start
+  replica-guard capacity   lease grace - phase + [0, 1] + start (its --node-lease-grace, 24 s,
+                                                           checked every twenty-fourth of it)
 
-each within a few seconds (the API's and the processes' latencies, stretched by 1 / time scale).
+each within a second before and a few after (the API's and the processes' latencies, stretched
+by 1 / time scale).
   test/outcome/outcome_test.py BUILD_DIR
 """
 import os
@@ -25,10 +28,18 @@ from kube_sim_session import Checks, skip_without_kubectl  # noqa: E402
 import outcome  # noqa: E402
 import outcome_bench  # noqa: E402
 
-GRACE, START = 50, 2           # kube-controller-manager --node-monitor-grace-period; pod start
-LEASE_GRACE = 24               # replica-guard --node-lease-grace
-AFTER_NOT_READY = {"toleration-0": START, "toleration-30": 30 + START, "defaults": 300 + START}
-EARLY, LATE = 1.0, 6.0         # real-cluster seconds of tolerance before and after
+GRACE, PERIOD, START = 50, 5, 2   # --node-monitor-grace-period, --node-monitor-period; pod start
+LEASE_GRACE = 24                  # replica-guard --node-lease-grace
+TOLERATION = {"toleration-0": 0, "toleration-30": 30, "defaults": 300}
+EARLY, LATE = 1.0, 3.0            # real-cluster seconds of tolerance before and after
+
+
+def expected(setup, phase):
+    """The window (earliest, latest) of a setup's capacity back after a death at `phase`."""
+    if setup == "replica-guard":  # its deadline sweep runs every lease grace / 24
+        at = LEASE_GRACE - phase + START
+        return at, at + LEASE_GRACE / 24
+    return GRACE - phase + PERIOD + TOLERATION[setup] + START, GRACE - phase + 2 * PERIOD + TOLERATION[setup] + START
 
 
 @skip_without_kubectl
@@ -45,20 +56,20 @@ def main():
         if not checks.check(f"{death.victim}: kube-sim says when its Lease was last renewed",
                             death.phase is not None and 0 <= death.phase / scale <= 10.4 + LATE):
             continue
-        not_ready = GRACE - death.phase / scale
+        phase = death.phase / scale
         for setup in death.affected:
             endpoints = death.endpoints_gone.get(setup)
             if endpoints is not None:
                 endpoints /= scale
-                checks.check(f"{death.victim} {setup}: dead endpoints {endpoints:.1f}s, "
-                             f"expected {not_ready:.1f}s", not_ready - EARLY <= endpoints <= not_ready + LATE)
+                low, high = GRACE - phase, GRACE - phase + PERIOD
+                checks.check(f"{death.victim} {setup}: dead endpoints gone after {endpoints:.1f}s, "
+                             f"expected {low:.1f}-{high:.1f}s", low - EARLY <= endpoints <= high + LATE)
             capacity = death.capacity_back.get(setup)
             if capacity is not None:
                 capacity /= scale
-                expected = (LEASE_GRACE - death.phase / scale + START if setup == "replica-guard"
-                            else not_ready + AFTER_NOT_READY[setup])
-                checks.check(f"{death.victim} {setup}: capacity back {capacity:.1f}s, expected {expected:.1f}s",
-                             expected - EARLY <= capacity <= expected + LATE)
+                low, high = expected(setup, phase)
+                checks.check(f"{death.victim} {setup}: capacity back after {capacity:.1f}s, "
+                             f"expected {low:.1f}-{high:.1f}s", low - EARLY <= capacity <= high + LATE)
     return checks.result()
 
 
