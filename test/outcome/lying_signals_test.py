@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Lying signals: replica-guard must not surge when nothing died. One kube-sim (ten nodes, time
-scale 0.1), two replica-guard replicas electing a leader, one guarded Deployment with a pod on
-every node, and a Deployment watch that records every surge (spec.replicas above desired). First
+scale 0.1), replica-guard, one guarded Deployment with a pod on every node, and a Deployment
+watch that records every surge (spec.replicas above desired). One replica without leader
+election first -- an elected leader that loses the API also loses its leadership, and regaining
+it restarts its observation, which would hide what the Lease rules themselves do --, then two
+electing a leader for the failover. First
 a real death, which must surge (else the rest proves nothing), then scenarios in which no node
 died but a signal says one might have, each watched for surges for twice the operator's node
 grace after it ends:
@@ -26,8 +29,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
-from kube_api import KubeApi  # noqa: E402
-from kube_sim_session import Checks, KubeSim, skip_without_kubectl, stop  # noqa: E402
+from kube_api import ApiError, KubeApi  # noqa: E402
+from kube_sim_session import Checks, KubeSim, skip_without_kubectl, stop, wait_for  # noqa: E402
 import outcome  # noqa: E402
 
 SCALE = 0.1
@@ -43,10 +46,10 @@ LEADER = ["--leader-elect", "--leader-election-namespace", "default", "--leader-
 class Scenarios:
     def __init__(self, sim, api, harness, checks):
         self.sim, self.api, self.harness, self.checks = sim, api, harness, checks
-        self.flags = [*outcome.operator_flags(SCALE), *LEADER]
+        self.flags = outcome.operator_flags(SCALE)
         self.numbers = itertools.count()
-        self.names = [f"replica-guard-{next(self.numbers)}" for _ in range(2)]
-        self.operators = [sim.start_operator(name, *self.flags) for name in self.names]
+        self.names = [f"replica-guard-{next(self.numbers)}"]
+        self.operators = [sim.start_operator(self.names[0], *self.flags)]
         self.guarded = f"all-{outcome.SETUPS[-1]}"
         self.nodes = harness.groups["all"]
 
@@ -101,13 +104,27 @@ class Scenarios:
         self.quiet("an operator restarted")
 
     def leader_failover(self):
-        lease = self.api.get("/apis/coordination.k8s.io/v1/namespaces/default/leases/replica-guard")
-        holder = lease["spec"].get("holderIdentity", "")
-        acquired = [re.findall(r"leader election: (\S+) acquired lease", self.sim.log(name)) for name in self.names]
-        leaders = [i for i, identities in enumerate(acquired) if holder in identities]
-        if not self.checks.check("one operator holds the leader Lease", len(leaders) == 1, f"holder {holder!r}"):
+        stop(self.operators.pop(), signal.SIGTERM)
+        self.flags = [*self.flags, *LEADER]
+        self.names = [f"replica-guard-{next(self.numbers)}" for _ in range(2)]
+        self.operators = [self.sim.start_operator(name, *self.flags) for name in self.names]
+        path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/replica-guard"
+
+        def leader():
+            """The index of the replica holding the leader Lease, or None."""
+            try:
+                holder = self.api.get(path)["spec"].get("holderIdentity", "")
+            except ApiError:
+                return None
+            acquired = [re.findall(r"leader election: (\S+) acquired lease", self.sim.log(n)) for n in self.names]
+            return next((i for i, ids in enumerate(acquired) if holder in ids), None)
+        try:
+            wait_for("a leader among the two replicas", lambda: leader() is not None, 30)
+        except RuntimeError as e:
+            self.checks.check("two replicas elect a leader", False, str(e))
             return
-        self.restart_operator(leaders[0], signal.SIGKILL)
+        self.quiet("two replicas starting and electing a leader")
+        self.restart_operator(leader(), signal.SIGKILL)
         self.quiet("the leader killed and replaced")
 
     def majority_dies(self):
