@@ -119,7 +119,8 @@ void NodeLifecycleController::monitor_node_health() {
     if (now - *unreachable_since_ >= context_.options.leader_elect_renew_deadline) restart();
     unreachable_since_.reset();
   }
-  const auto& nodes = context_.caches.nodes.items();
+  // A copy: the pass's own writes replace the cached views (and would free the ones iterated).
+  const auto nodes = context_.caches.nodes.items();
   std::set<std::string> present;
   std::map<std::string, std::pair<int, int>> zones;  // zone -> (ready, not ready)
   for (const auto& [name, node] : nodes) {
@@ -277,7 +278,8 @@ void NodeLifecycleController::handle_disruption(
   if (all_fully_disrupted && all_were_fully_disrupted) return;
   if (all_fully_disrupted) {
     // "Entering master disruption mode": no NoExecute taints anywhere, no tainting.
-    for (const auto& [name, node] : context_.caches.nodes.items()) mark_node_as_reachable(*node);
+    const auto nodes = context_.caches.nodes.items();  // a copy, as above
+    for (const auto& [name, node] : nodes) mark_node_as_reachable(*node);
     for (auto& [zone, state] : zone_states_) {
       tainter(zone).swap_limiter(0, now);
       state = ZoneState::full_disruption;
