@@ -179,8 +179,7 @@ TEST_CASE("a slow kubelet whose renewals land later than the grace period goes U
 
 TEST_CASE("a control-plane outage: no renewal lands, no node is judged on it, all renew after") {
   ClusterFixture f(fast_options(), 3);
-  rg::sim::Faults faults(f.store, [] {});
-  f.cluster.use_faults(faults);
+  auto& faults = f.faults();
   REQUIRE(f.run_until([&] { return !renew_time(f, "node-3").empty(); }));
   const auto outage = std::chrono::milliseconds(300);  // six grace periods
   const auto start = Clock::now();
@@ -218,8 +217,7 @@ TEST_CASE("a control-plane outage: no renewal lands, no node is judged on it, al
 
 TEST_CASE("a partitioned kubelet: only its node goes Unknown") {
   ClusterFixture f(fast_options(), 3);
-  rg::sim::Faults faults(f.store, [] {});
-  f.cluster.use_faults(faults);
+  auto& faults = f.faults();
   REQUIRE(f.run_until([&] { return !renew_time(f, "node-3").empty(); }));
   faults.partition("system:node:node-2", "", std::chrono::hours(1));
   REQUIRE(f.run_until(

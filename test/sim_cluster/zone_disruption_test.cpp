@@ -92,8 +92,7 @@ TEST_CASE("a partially disrupted small zone gets no NoExecute taints; a healthy 
   // election lasts, so it restarts): it then judges them from the same moment, and they go
   // Unknown in the same pass -- not one after the other, the first tainted while the zone was
   // still Normal.
-  rg::sim::Faults faults(f.store, [] {});
-  f.cluster.use_faults(faults);
+  auto& faults = f.faults();
   faults.partition("system:serviceaccount:kube-system:node-controller", "", 100ms);
   for (const auto* node : {"node-1", "node-2", "node-3"}) f.cluster.stop_kubelet(node);
   REQUIRE(f.run_until([&] {
