@@ -170,12 +170,15 @@ std::optional<std::string> NodeLifecycleController::update_node_health(const Nod
       health->second.probe = now;
     }
   }
+  // A node that never posted a Ready condition is observed as Unknown, but acted on only once
+  // the controller has written one (currentReadyCondition is nil until then).
   const std::string observed = node.ready.empty() ? "Unknown" : node.ready;
-  std::string current = observed;
+  std::string current = node.ready;
   if (now > health->second.probe + context_.options.node_monitor_grace_period) {
     if (!mark_unknown(node)) return std::nullopt;
     current = "Unknown";
   }
+  if (current.empty()) return current;
   auto updated = context_.caches.nodes.get("", name);
   const NodeView& view = updated ? *updated : node;
   process_taint_based_eviction(view, observed);
