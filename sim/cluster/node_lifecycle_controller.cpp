@@ -119,7 +119,8 @@ void NodeLifecycleController::monitor_node_health() {
     if (now - *unreachable_since_ >= context_.options.leader_elect_renew_deadline) restart();
     unreachable_since_.reset();
   }
-  const auto& nodes = context_.caches.nodes.items();
+  // A copy: the pass's own writes replace the cached views (and would free the ones iterated).
+  const auto nodes = context_.caches.nodes.items();
   std::set<std::string> present;
   std::map<std::string, std::pair<int, int>> zones;  // zone -> (ready, not ready)
   for (const auto& [name, node] : nodes) {
@@ -169,12 +170,15 @@ std::optional<std::string> NodeLifecycleController::update_node_health(const Nod
       health->second.probe = now;
     }
   }
+  // A node that never posted a Ready condition is observed as Unknown, but acted on only once
+  // the controller has written one (currentReadyCondition is nil until then).
   const std::string observed = node.ready.empty() ? "Unknown" : node.ready;
-  std::string current = observed;
+  std::string current = node.ready;
   if (now > health->second.probe + context_.options.node_monitor_grace_period) {
     if (!mark_unknown(node)) return std::nullopt;
     current = "Unknown";
   }
+  if (current.empty()) return current;
   auto updated = context_.caches.nodes.get("", name);
   const NodeView& view = updated ? *updated : node;
   process_taint_based_eviction(view, observed);
@@ -277,7 +281,8 @@ void NodeLifecycleController::handle_disruption(
   if (all_fully_disrupted && all_were_fully_disrupted) return;
   if (all_fully_disrupted) {
     // "Entering master disruption mode": no NoExecute taints anywhere, no tainting.
-    for (const auto& [name, node] : context_.caches.nodes.items()) mark_node_as_reachable(*node);
+    const auto nodes = context_.caches.nodes.items();  // a copy, as above
+    for (const auto& [name, node] : nodes) mark_node_as_reachable(*node);
     for (auto& [zone, state] : zone_states_) {
       tainter(zone).swap_limiter(0, now);
       state = ZoneState::full_disruption;

@@ -26,7 +26,14 @@ ClusterFixture::ClusterFixture(ClusterOptions options, std::size_t nodes)
       registry(*owned_registry_),
       cluster(store, std::move(options), io.get_executor()) {
   registry.bootstrap();
+  owned_faults_ = std::make_unique<Faults>(store, [] {});
+  cluster.use_faults(*owned_faults_);
   start(nodes);
+}
+
+Faults& ClusterFixture::faults() {
+  REQUIRE_MESSAGE(owned_faults_ != nullptr, "a fixture on a Server's store uses server.faults()");
+  return *owned_faults_;
 }
 
 ClusterFixture::ClusterFixture(Store& store, Registry& registry, ClusterOptions options,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "sim/cluster/cluster.hpp"
+#include "sim/faults.hpp"
 #include "sim/object_store.hpp"
 #include "sim/registry.hpp"
 #include "sim/resource_table.hpp"
@@ -27,12 +28,17 @@ ClusterOptions fast_options();
 
 class ClusterFixture {
  public:
-  /// A cluster on a Store of its own.
+  /// A cluster on a Store of its own, whose simulated components see the fixture's faults().
   explicit ClusterFixture(ClusterOptions options = fast_options(), std::size_t nodes = 3);
-  /// A cluster on someone else's bootstrapped Store and Registry (e.g. a kube-sim Server's).
+  /// A cluster on someone else's bootstrapped Store and Registry (e.g. a kube-sim Server's;
+  /// call cluster.use_faults(server.faults()) for its outages and partitions).
   ClusterFixture(Store& store, Registry& registry, ClusterOptions options = fast_options(),
                  std::size_t nodes = 3);
   ~ClusterFixture();  // cancels run() and checks it ended
+
+  /// The fault injection the cluster's components see (own-Store fixtures only): outages and
+  /// partitions without a Server.
+  Faults& faults();
 
   /// Runs the cluster until `done()` holds (true) or `limit` passes (false).
   bool run_until(const std::function<bool()>& done,
@@ -74,6 +80,7 @@ class ClusterFixture {
  private:
   std::unique_ptr<Store> owned_store_;
   std::unique_ptr<Registry> owned_registry_;
+  std::unique_ptr<Faults> owned_faults_;  // outlives the cluster, which reads it until it stops
 
  public:
   boost::asio::io_context io;

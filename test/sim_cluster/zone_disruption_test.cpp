@@ -19,6 +19,13 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// Healthy nodes must stay Ready on a loaded machine: a grace period of 200 ms, not 50.
+rg::sim::ClusterOptions zone_options() {
+  auto options = fast_options();
+  options.node_monitor_grace_period = 200ms;
+  return options;
+}
+
 bool has_taint(ClusterFixture& f, const std::string& node, std::string_view key,
                std::string_view effect) {
   auto object = f.get("", "nodes", "", node);
@@ -83,7 +90,7 @@ TEST_CASE("RateLimitedTimedQueue: one node per token, a processed node is not qu
 }
 
 TEST_CASE("a partially disrupted small zone gets no NoExecute taints; a healthy zone's do") {
-  ClusterFixture f(fast_options(), 6);
+  ClusterFixture f(zone_options(), 6);
   for (const auto* node : {"node-1", "node-2", "node-3", "node-4"})
     f.label_node(node, "topology.kubernetes.io/zone", "a");
   for (const auto* node : {"node-5", "node-6"})
@@ -92,8 +99,7 @@ TEST_CASE("a partially disrupted small zone gets no NoExecute taints; a healthy 
   // election lasts, so it restarts): it then judges them from the same moment, and they go
   // Unknown in the same pass -- not one after the other, the first tainted while the zone was
   // still Normal.
-  rg::sim::Faults faults(f.store, [] {});
-  f.cluster.use_faults(faults);
+  auto& faults = f.faults();
   faults.partition("system:serviceaccount:kube-system:node-controller", "", 100ms);
   for (const auto* node : {"node-1", "node-2", "node-3"}) f.cluster.stop_kubelet(node);
   REQUIRE(f.run_until([&] {
@@ -111,7 +117,7 @@ TEST_CASE("a partially disrupted small zone gets no NoExecute taints; a healthy 
 }
 
 TEST_CASE("a partially disrupted large zone keeps tainting at the secondary rate") {
-  auto options = fast_options();
+  auto options = zone_options();
   options.large_cluster_size_threshold = 3;
   ClusterFixture f(options, 4);
   for (const auto* node : {"node-1", "node-2", "node-3"}) f.cluster.stop_kubelet(node);
@@ -121,7 +127,7 @@ TEST_CASE("a partially disrupted large zone keeps tainting at the secondary rate
 }
 
 TEST_CASE("a fully disrupted zone is tainted while another is healthy; all down: no taints") {
-  ClusterFixture f(fast_options(), 4);
+  ClusterFixture f(zone_options(), 4);
   for (const auto* node : {"node-1", "node-2"})
     f.label_node(node, "topology.kubernetes.io/zone", "a");
   for (const auto* node : {"node-3", "node-4"})
