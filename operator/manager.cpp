@@ -38,6 +38,7 @@
 #include "operator/operator_metrics.hpp"
 #include "operator/permissions.hpp"
 #include "operator/readiness.hpp"
+#include "operator/suspect_node_tainter.hpp"
 #include "operator/reconciler.hpp"
 #include "workqueue/metrics.hpp"
 #include "workqueue/rate_limiting_queue.hpp"
@@ -107,6 +108,7 @@ struct Manager::Impl {
         writer(client),
         event_sink(client),
         events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
+        tainter(client, &events, options.taint_suspect_nodes, options.dry_run),
         reconciler(
             Caches{view_of(deployments), view_of(pods), nodes.indexer(), node_health, hpa_for()},
             writer, events, &metrics, reconciler_config(), [this] { return may_write(); }) {
@@ -357,6 +359,32 @@ struct Manager::Impl {
     log(spdlog::level::info, "stopped taking work; finishing reconciles in flight", {});
   }
 
+  // One term's node taints: with --taint-suspect-nodes, in line with the suspects every sweep
+  // period. Without it, one pass removes the taints a previous run left, when RBAC lets it (the
+  // permission is not required then). The first pass of a term comes before any suspect (the
+  // detector waits a full grace after start or leadership), so it removes every stale taint.
+  asio::awaitable<void> taint_suspect_nodes() {
+    asio::steady_timer timer(co_await asio::this_coro::executor);
+    try {
+      for (;;) {
+        co_await tainter.sync(
+            nodes.indexer(), node_health.suspects_now(),
+            surges_suppressed(nodes.indexer(), node_health, options.max_unhealthy_node_fraction),
+            !options.taint_suspect_nodes);
+        if (!options.taint_suspect_nodes) co_return;
+        timer.expires_after(node_health.sweep_period());
+        co_await timer.async_wait(asio::use_awaitable);
+      }
+    } catch (const std::exception& e) {
+      if (client::is_cancellation(std::current_exception())) co_return;
+      if (!client::is_forbidden(e)) throw;
+      log(spdlog::level::info,
+          "nodes carry replica-guard.io/suspect taints a previous run left; not allowed to "
+          "patch nodes, so they stay (remove them with replica-guard --remove-suspect-taints)",
+          {{"error", e.what()}});
+    }
+  }
+
   // One term of writing: the whole run without leader election, or one leadership.
   asio::awaitable<void> lead() {
     auto executor = co_await asio::this_coro::executor;
@@ -370,7 +398,8 @@ struct Manager::Impl {
     for (const auto& d : view_of(deployments).list()) q->add(informer::meta_namespace_key(*d));
     auto all_workers = run_workers(q);
     auto stopper = shut_down_on_cancel(q);
-    co_await (std::move(all_workers) && std::move(stopper));
+    auto tainting = taint_suspect_nodes();
+    co_await (std::move(all_workers) && std::move(stopper) && std::move(tainting));
     if (elector) metrics.leader(options.leader_election_id, false);
   }
 
@@ -450,6 +479,7 @@ struct Manager::Impl {
   RestDeploymentWriter writer;
   RestEventSink event_sink;
   EventBroadcaster events;
+  SuspectNodeTainter tainter;
   Reconciler reconciler;
   std::unique_ptr<RestLeaseLock> lease;
   std::unique_ptr<LeaderElector> elector;

@@ -103,6 +103,11 @@ std::vector<std::string> NodeLeaseMonitor::suspects() {
   return suspects_;
 }
 
+std::vector<std::string> NodeLeaseMonitor::suspects_now() {
+  std::lock_guard lock(mutex_);
+  return detector_.suspects(clock_());
+}
+
 std::chrono::milliseconds NodeLeaseMonitor::sweep_period() const {
   return std::max(std::chrono::milliseconds(5), detector_.config().grace / 24);
 }

@@ -46,6 +46,9 @@ class NodeLeaseMonitor {
   NodeHealth health(std::string_view node);
   /// The suspect nodes as of the last sweep, sorted.
   std::vector<std::string> suspects();
+  /// The suspect nodes now, sorted (for actions that must honour a restart of observation, such
+  /// as a leadership gained since the last sweep).
+  std::vector<std::string> suspects_now();
   /// The monitor's clock, for decisions compared with NodeHealth's times.
   Clock::time_point now() const { return clock_(); }
 
