@@ -367,10 +367,11 @@ struct Manager::Impl {
     asio::steady_timer timer(co_await asio::this_coro::executor);
     try {
       for (;;) {
-        co_await tainter.sync(
-            nodes.indexer(), node_health.suspects_now(),
-            surges_suppressed(nodes.indexer(), node_health, options.max_unhealthy_node_fraction),
-            !options.taint_suspect_nodes);
+        std::vector<std::string> suspects = node_health.suspects_now();
+        const bool suppressed =
+            surges_suppressed(nodes.indexer(), node_health, options.max_unhealthy_node_fraction);
+        co_await tainter.sync(nodes.indexer(), std::move(suspects), suppressed,
+                              !options.taint_suspect_nodes);
         if (!options.taint_suspect_nodes) co_return;
         timer.expires_after(node_health.sweep_period());
         co_await timer.async_wait(asio::use_awaitable);

@@ -29,6 +29,17 @@ client::ObjectReference node_reference(const std::string& name) {
   return ref;
 }
 
+// Whether `failure` is an error `predicate` recognises.
+bool is(const std::exception_ptr& failure, bool (*predicate)(const std::exception&)) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (const std::exception& e) {
+    return predicate(e);
+  } catch (...) {
+    return false;
+  }
+}
+
 }  // namespace
 
 SuspectNodeTainter::SuspectNodeTainter(client::RestClient& client, EventRecorder* events,
@@ -75,31 +86,37 @@ boost::asio::awaitable<void> SuspectNodeTainter::sync(const informer::Indexer<cl
 }
 
 boost::asio::awaitable<bool> SuspectNodeTainter::apply(std::string node, bool add) {
+  // Every argument named, defaulted ones too: g++ 12 double-destroys defaulted coroutine
+  // arguments.
+  const client::ResourceRef nodes = client::resources::nodes();
+  const client::GetOptions get_options;
+  const client::PatchOptions patch_options;
   for (int attempt = 1;; ++attempt) {
-    json::value current;
+    std::exception_ptr failure;
     try {
-      current = co_await client_.get(client::resources::nodes(), node);
-    } catch (const std::exception& e) {
-      if (client::is_not_found(e)) co_return false;
-      throw;
-    }
-    const auto patch =
-        suspect_taint_patch(current, add, client::format_time(std::chrono::system_clock::now()));
-    if (!patch) co_return false;
-    try {
-      co_await client_.patch_text(client::resources::nodes(), node, client::PatchType::kJson,
-                                  json::serialize(*patch));
+      const json::value current = co_await client_.get(nodes, node, get_options);
+      const std::string now = client::format_time(std::chrono::system_clock::now());
+      const auto patch = suspect_taint_patch(current, add, now);
+      if (!patch) co_return false;
+      std::string body = json::serialize(*patch);
+      co_await client_.patch_text(nodes, node, client::PatchType::kJson, std::move(body),
+                                  patch_options);
       co_return true;
-    } catch (const std::exception& e) {
-      if (client::is_not_found(e)) co_return false;
-      // A failed `test` (422 Invalid) or a Conflict: the node changed since it was read.
-      if (attempt >= kAttempts || !(client::is_invalid(e) || client::is_conflict(e))) throw;
+    } catch (...) {
+      failure = std::current_exception();
     }
+    // Gone: nothing to do. A failed `test` (422 Invalid) or a Conflict: the node changed since
+    // it was read; read it again.
+    if (is(failure, client::is_not_found)) co_return false;
+    if (attempt >= kAttempts || !(is(failure, client::is_invalid) || is(failure, client::is_conflict)))
+      std::rethrow_exception(failure);
   }
 }
 
 boost::asio::awaitable<std::size_t> SuspectNodeTainter::remove_all() {
-  const json::value list = co_await client_.list(client::resources::nodes());
+  const client::ResourceRef nodes = client::resources::nodes();
+  const client::ListOptions options;  // named: see apply()
+  const json::value list = co_await client_.list(nodes, options);
   std::size_t removed = 0;
   for (const json::value& item : list.at("items").as_array()) {
     if (!suspect_taint_patch(item, false, "")) continue;  // not tainted
