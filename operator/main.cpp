@@ -19,6 +19,17 @@
 
 namespace {
 
+// 1 after logging `what` and the error, when there is one; else 0.
+int failed(const std::exception_ptr& error, std::string_view what) {
+  if (!error) return 0;
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}: {}", what, e.what());
+  }
+  return 1;
+}
+
 rg::client::RestConfig api_config(const rg::op::Options& options) {
   rg::op::setup_logging(rg::op::parse_log_format(options.log_format), options.verbosity);
   rg::client::ResolveOptions resolve;
@@ -33,21 +44,11 @@ int remove_suspect_taints(const rg::op::Options& options) {
   rg::client::RestClient client(api_config(options));
   rg::op::SuspectNodeTainter tainter(client, nullptr, false, false);
   int exit_code = 0;
-  boost::asio::co_spawn(io, tainter.remove_all(),
-                        [&](const std::exception_ptr& error, std::size_t removed) {
-                          if (!error) {
-                            spdlog::info("removed replica-guard.io/suspect from {} node(s)",
-                                         removed);
-                            return;
-                          }
-                          exit_code = 1;
-                          try {
-                            std::rethrow_exception(error);
-                          } catch (const std::exception& e) {
-                            spdlog::critical("could not remove the suspect-node taints: {}",
-                                             e.what());
-                          }
-                        });
+  boost::asio::co_spawn(
+      io, tainter.remove_all(), [&](const std::exception_ptr& error, std::size_t removed) {
+        exit_code = failed(error, "could not remove the suspect-node taints");
+        if (!error) spdlog::info("removed replica-guard.io/suspect from {} node(s)", removed);
+      });
   io.run();
   return exit_code;
 }
@@ -71,13 +72,7 @@ int run_operator(const rg::op::Options& options) {
       io, manager.run(),
       boost::asio::bind_cancellation_slot(stop.slot(), [&](const std::exception_ptr& error) {
         signals.cancel();
-        if (!error) return;
-        exit_code = 1;
-        try {
-          std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-          spdlog::critical("replica-guard stopped: {}", e.what());
-        }
+        exit_code = failed(error, "replica-guard stopped");
       }));
   io.run();
   return exit_code;

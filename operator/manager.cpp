@@ -38,8 +38,8 @@
 #include "operator/operator_metrics.hpp"
 #include "operator/permissions.hpp"
 #include "operator/readiness.hpp"
-#include "operator/suspect_node_tainter.hpp"
 #include "operator/reconciler.hpp"
+#include "operator/suspect_node_tainter.hpp"
 #include "workqueue/metrics.hpp"
 #include "workqueue/rate_limiting_queue.hpp"
 

@@ -67,8 +67,9 @@ boost::asio::awaitable<void> SuspectNodeTainter::sync(const informer::Indexer<cl
     if (dry_run_) {
       log(spdlog::level::info, "dry-run, not done: " + what,
           {{"node", change.node}, {"why", message}});
-      if (events_) events_->record(node_reference(change.node), "Normal", reason,
-                                   "dry-run, not done: " + message);
+      if (events_)
+        events_->record(node_reference(change.node), "Normal", reason,
+                        "dry-run, not done: " + message);
       continue;
     }
     try {
@@ -108,7 +109,8 @@ boost::asio::awaitable<bool> SuspectNodeTainter::apply(std::string node, bool ad
     // Gone: nothing to do. A failed `test` (422 Invalid) or a Conflict: the node changed since
     // it was read; read it again.
     if (is(failure, client::is_not_found)) co_return false;
-    if (attempt >= kAttempts || !(is(failure, client::is_invalid) || is(failure, client::is_conflict)))
+    if (attempt >= kAttempts ||
+        !(is(failure, client::is_invalid) || is(failure, client::is_conflict)))
       std::rethrow_exception(failure);
   }
 }

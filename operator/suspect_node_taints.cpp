@@ -47,9 +47,8 @@ std::optional<json::array> suspect_taint_patch(const json::value& node, bool add
   const auto ours = std::find_if(taints.begin(), taints.end(), is_ours);
   if (add == (ours != taints.end())) return std::nullopt;
   if (add) {
-    taints.push_back(json::object{{"key", kSuspectTaintKey},
-                                  {"effect", kSuspectTaintEffect},
-                                  {"timeAdded", time_added}});
+    taints.push_back(json::object{
+        {"key", kSuspectTaintKey}, {"effect", kSuspectTaintEffect}, {"timeAdded", time_added}});
   } else {
     taints.erase(std::remove_if(taints.begin(), taints.end(), is_ours), taints.end());
   }

@@ -37,8 +37,7 @@ TEST_CASE("surges suppressed (likely a partition): no new taint, and existing on
 TEST_CASE("warm-up (no suspect yet after start or leadership): every stale taint goes") {
   const std::vector<NodeTaintFacts> warming = {{.name = "a", .suspect = false, .tainted = true},
                                                {.name = "b", .suspect = false, .tainted = false}};
-  CHECK(plan_suspect_taints(warming, {.enabled = true}) ==
-        std::vector<TaintChange>{{"a", false}});
+  CHECK(plan_suspect_taints(warming, {.enabled = true}) == std::vector<TaintChange>{{"a", false}});
 }
 
 TEST_CASE("a settled cluster needs no write") {
@@ -67,8 +66,9 @@ TEST_CASE("the patch adds the taint after the others, guarded by the resourceVer
 TEST_CASE("the patch adds the taint to a node without taints") {
   const auto patch = suspect_taint_patch(node_with(""), true, "t");
   REQUIRE(patch);
-  CHECK(patch->at(1).at("value") ==
-        json::parse(R"([{"key":"replica-guard.io/suspect","effect":"NoSchedule","timeAdded":"t"}])"));
+  CHECK(
+      patch->at(1).at("value") ==
+      json::parse(R"([{"key":"replica-guard.io/suspect","effect":"NoSchedule","timeAdded":"t"}])"));
 }
 
 TEST_CASE("the removal keeps every other taint as it is") {
@@ -78,12 +78,13 @@ TEST_CASE("the removal keeps every other taint as it is") {
   REQUIRE(patch);
   CHECK(patch->at(0).at("op") == "test");
   CHECK(patch->at(1).at("value") ==
-        json::parse(R"([{"key":"a","effect":"NoSchedule"},{"key":"b","value":"v","effect":"NoExecute"}])"));
+        json::parse(
+            R"([{"key":"a","effect":"NoSchedule"},{"key":"b","value":"v","effect":"NoExecute"}])"));
 }
 
 TEST_CASE("nothing to change: no patch") {
-  CHECK_FALSE(suspect_taint_patch(node_with(R"("taints":[{"key":"a","effect":"NoSchedule"}])"),
-                                  false, ""));
+  CHECK_FALSE(
+      suspect_taint_patch(node_with(R"("taints":[{"key":"a","effect":"NoSchedule"}])"), false, ""));
   CHECK_FALSE(suspect_taint_patch(
       node_with(R"("taints":[{"key":"replica-guard.io/suspect","effect":"NoSchedule"}])"), true,
       "t"));
@@ -92,7 +93,8 @@ TEST_CASE("nothing to change: no patch") {
 TEST_CASE("has_suspect_taint looks at the key") {
   client::Node node;
   CHECK_FALSE(has_suspect_taint(node));
-  node.spec.taints.push_back({.key = "other", .value = "", .effect = "NoSchedule", .time_added = {}});
+  node.spec.taints.push_back(
+      {.key = "other", .value = "", .effect = "NoSchedule", .time_added = {}});
   CHECK_FALSE(has_suspect_taint(node));
   node.spec.taints.push_back(
       {.key = "replica-guard.io/suspect", .value = "", .effect = "NoSchedule", .time_added = {}});

@@ -35,7 +35,8 @@ Options taint_options(bool taint) {
 json::array taints_of(const OperatorFixture& f, const std::string& node) {
   const json::object object = f.cluster.get("", "nodes", "", node);
   const auto* spec = object.if_contains("spec");
-  const auto* taints = spec && spec->is_object() ? spec->as_object().if_contains("taints") : nullptr;
+  const auto* taints =
+      spec && spec->is_object() ? spec->as_object().if_contains("taints") : nullptr;
   return taints && taints->is_array() ? taints->as_array() : json::array{};
 }
 
@@ -48,17 +49,16 @@ bool tainted(const OperatorFixture& f, const std::string& node) {
 
 // Adds a taint to `node` as a person (or a run before this one) would.
 void add_taint(OperatorFixture& f, const std::string& node, std::string_view key) {
-  f.cluster.registry.update(
-      f.cluster.type("", "nodes"), "", node, "",
-      [&](json::object view) {
-        auto& spec = view["spec"].as_object();
-        auto& slot = spec["taints"];
-        if (!slot.is_array()) slot.emplace_array();
-        slot.as_array().push_back({{"key", key}, {"effect", "NoSchedule"}});
-        view["metadata"].as_object().erase("resourceVersion");
-        return view;
-      },
-      {"kubectl"});
+  f.cluster.registry.update(f.cluster.type("", "nodes"), "", node, "",
+                            [&](json::object view) {
+                              auto& spec = view["spec"].as_object();
+                              auto& slot = spec["taints"];
+                              if (!slot.is_array()) slot.emplace_array();
+                              slot.as_array().push_back({{"key", key}, {"effect", "NoSchedule"}});
+                              view["metadata"].as_object().erase("resourceVersion");
+                              return view;
+                            },
+                            {"kubectl"});
 }
 
 std::vector<std::string> node_names(const OperatorFixture& f) {
@@ -75,8 +75,8 @@ std::set<std::string> pods_on(const OperatorFixture& f, const std::string& app,
   for (const auto& pod : f.cluster.list("", "pods", "default")) {
     const auto& meta = pod.at("metadata").as_object();
     const auto* labels = meta.if_contains("labels");
-    const auto* label = labels && labels->is_object() ? labels->as_object().if_contains("app")
-                                                      : nullptr;
+    const auto* label =
+        labels && labels->is_object() ? labels->as_object().if_contains("app") : nullptr;
     if (!label || label->as_string() != app) continue;
     const auto* bound = pod.at("spec").as_object().if_contains("nodeName");
     if (bound && bound->is_string() && bound->as_string() == node)
@@ -98,6 +98,7 @@ TEST_CASE("a suspect node is tainted, gets no new pod, and is untainted when its
     return tainted(f, failed.node);
   }));
   CHECK_MESSAGE(ready_when_tainted, "the node was NotReady before it was tainted");
+  CHECK(f.run_until([&] { return f.has_event(failed.node, "SuspectNodeTainted"); }));
   CHECK(f.event_message(failed.node, "SuspectNodeTainted").find("no Lease renewal observed") !=
         std::string::npos);
   // Other taints are left alone, and only the suspect node is tainted.
@@ -155,20 +156,9 @@ TEST_CASE("stale taints go at start, also with the flag off") {
 
 TEST_CASE("a new leader removes the taints its predecessor left") {
   OperatorFixture f(3, taint_cluster_options());
-  Options options = taint_options(false);
-  options.leader_elect = true;
-  options.leader_election_namespace = "default";
-  options.leader_elect_lease_duration = "1s";
-  options.leader_elect_renew_deadline = "600ms";
-  options.leader_elect_retry_period = "100ms";
+  const Options options = with_leader_election(taint_options(false));
   auto& first = f.start_operator(options);
-  const auto holder = [&] {
-    const json::object lease = f.cluster.get("coordination.k8s.io", "leases", "default",
-                                             "replica-guard");
-    const auto* spec = lease.if_contains("spec");
-    const auto* id = spec ? spec->as_object().if_contains("holderIdentity") : nullptr;
-    return id && id->is_string() ? std::string(id->as_string()) : std::string();
-  };
+  const auto holder = [&] { return f.leader(); };
   REQUIRE(f.run_until([&] { return !holder().empty(); }));
   REQUIRE(holder() == first.manager->identity());
   auto& second = f.start_operator(options);
