@@ -260,6 +260,7 @@ def check_release(checks, sim, helm, release, namespace, values, web_namespace, 
     label = f"release {release}"
     out = helm("install", release, CHART, "--namespace", namespace, "--create-namespace", *FAST_POLICY, *values)
     checks.check(f"{label}: helm install deployed it", "STATUS: deployed" in out, out)
+    kubeconfig = None
     try:
         deployments = sim.get("deployments", "-n", namespace, "-l", f"app.kubernetes.io/instance={release}")["items"]
         if not checks.check(f"{label}: one operator Deployment", len(deployments) == 1, str(len(deployments))):
@@ -281,7 +282,7 @@ def check_release(checks, sim, helm, release, namespace, values, web_namespace, 
         if "actions.taintSuspectNodes=true" not in values:
             check_taint_flag_refused(checks, label, sim, f"{name}-tainting", args, kubeconfig)
     finally:
-        if "actions.taintSuspectNodes=true" in values:
+        if "actions.taintSuspectNodes=true" in values and kubeconfig:
             # A taint the operator left (stopped while a node was suspect): the hook removes it.
             node = sim.get("nodes")["items"][0]["metadata"]["name"]
             sim.run("taint", "node", node, f"{SUSPECT_TAINT}=:NoSchedule")
