@@ -261,10 +261,30 @@ struct Manager::Impl {
   // suspect, are reconciled.
   asio::awaitable<void> watch_node_leases() {
     if (!node_leases) co_return;
-    co_await node_health.run([this](const std::string& node) {
+    co_await node_health.run(
+        [this](std::vector<std::string> changed) { return after_sweep(std::move(changed)); });
+  }
+
+  // After each sweep: with --taint-suspect-nodes the leader first brings the taints in line (a
+  // node that turned suspect is tainted before its Deployments are reconciled, so no surge pod is
+  // scheduled onto it), then the Deployments on nodes whose standing changed are queued.
+  asio::awaitable<void> after_sweep(std::vector<std::string> changed) {
+    if (options.taint_suspect_nodes && queue.load()) co_await sync_taints();
+    for (const std::string& node : changed) {
       for (const auto& key : deployments_for_node(view_of(deployments), view_of(pods), node))
         enqueue(key);
-    });
+    }
+  }
+
+  // Brings every node's replica-guard taint in line with the suspects now. Without
+  // --taint-suspect-nodes (only the first pass of a term) a Forbidden answer ends it: the
+  // permission is not required then.
+  asio::awaitable<void> sync_taints() {
+    std::vector<std::string> suspects = node_health.suspects_now();
+    const bool suppressed =
+        surges_suppressed(nodes.indexer(), node_health, options.max_unhealthy_node_fraction);
+    co_await tainter.sync(nodes.indexer(), std::move(suspects), suppressed,
+                          !options.taint_suspect_nodes);
   }
 
   std::string metrics_page() const {
@@ -359,26 +379,14 @@ struct Manager::Impl {
     log(spdlog::level::info, "stopped taking work; finishing reconciles in flight", {});
   }
 
-  // One term's node taints: with --taint-suspect-nodes, in line with the suspects every sweep
-  // period. Without it, one pass removes the taints a previous run left, when RBAC lets it (the
-  // permission is not required then). The first pass of a term comes before any suspect (the
-  // detector waits a full grace after start or leadership), so it removes every stale taint.
-  asio::awaitable<void> taint_suspect_nodes() {
-    asio::steady_timer timer(co_await asio::this_coro::executor);
+  // A term's first taint pass. It comes before any suspect (the detector waits a full grace
+  // after start or leadership), so it removes every taint a previous run left -- also without
+  // --taint-suspect-nodes, when RBAC lets it. Later passes follow the sweeps (after_sweep).
+  asio::awaitable<void> remove_stale_taints() {
     try {
-      for (;;) {
-        std::vector<std::string> suspects = node_health.suspects_now();
-        const bool suppressed =
-            surges_suppressed(nodes.indexer(), node_health, options.max_unhealthy_node_fraction);
-        co_await tainter.sync(nodes.indexer(), std::move(suspects), suppressed,
-                              !options.taint_suspect_nodes);
-        if (!options.taint_suspect_nodes) co_return;
-        timer.expires_after(node_health.sweep_period());
-        co_await timer.async_wait(asio::use_awaitable);
-      }
+      co_await sync_taints();
     } catch (const std::exception& e) {
-      if (client::is_cancellation(std::current_exception())) co_return;
-      if (!client::is_forbidden(e)) throw;
+      if (client::is_cancellation(std::current_exception()) || !client::is_forbidden(e)) throw;
       log(spdlog::level::info,
           "nodes carry replica-guard.io/suspect taints a previous run left; not allowed to "
           "patch nodes, so they stay (remove them with replica-guard --remove-suspect-taints)",
@@ -391,16 +399,16 @@ struct Manager::Impl {
     auto executor = co_await asio::this_coro::executor;
     auto q = Queue::create(executor, nullptr,
                            {.name = "replica-guard", .metrics = queue_metrics, .clock = {}});
-    queue.store(q);
     if (elector) {
       metrics.leader(options.leader_election_id, true);
       node_health.observing_from_now();  // a new leader trusts no silence it did not watch
     }
+    co_await remove_stale_taints();
+    queue.store(q);  // the term has begun: after_sweep keeps the taints in line from now on
     for (const auto& d : view_of(deployments).list()) q->add(informer::meta_namespace_key(*d));
     auto all_workers = run_workers(q);
     auto stopper = shut_down_on_cancel(q);
-    auto tainting = taint_suspect_nodes();
-    co_await (std::move(all_workers) && std::move(stopper) && std::move(tainting));
+    co_await (std::move(all_workers) && std::move(stopper));
     if (elector) metrics.leader(options.leader_election_id, false);
   }
 

@@ -57,9 +57,10 @@ class NodeLeaseMonitor {
   std::vector<std::string> sweep();
   /// How often run() sweeps.
   std::chrono::milliseconds sweep_period() const;
-  /// Every sweep_period(): sweeps, and calls `changed(node)` for each node it returns. Runs until
+  /// Every sweep_period(): sweeps, and awaits `after_sweep` with the nodes it returns. Runs until
   /// cancelled.
-  boost::asio::awaitable<void> run(std::function<void(const std::string& node)> changed);
+  boost::asio::awaitable<void> run(
+      std::function<boost::asio::awaitable<void>(std::vector<std::string> changed)> after_sweep);
 
  private:
   std::function<Clock::time_point()> clock_;

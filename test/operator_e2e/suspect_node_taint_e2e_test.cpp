@@ -92,6 +92,7 @@ TEST_CASE("a suspect node is tainted, gets no new pod, and is untainted when its
   f.start_operator(taint_options(true));
   guard_and_settle(f, "web", 8, {{"replica-guard.io/max-surge", "100%"}});
   const auto failed = f.fail_busiest_node("web");
+  const std::set<std::string> there = pods_on(f, "web", failed.node);
   bool ready_when_tainted = false;
   CHECK(f.run_until([&] {
     ready_when_tainted = f.node_ready(failed.node);
@@ -106,10 +107,9 @@ TEST_CASE("a suspect node is tainted, gets no new pod, and is untainted when its
     if (node != failed.node) CHECK_FALSE(tainted(f, node));
   }
 
-  // From the taint on, nothing new lands on the dead node, which still looks Ready and is the
-  // least loaded: not the surge, not the 12 pods of a new Deployment (without the taint, the
-  // scheduler puts some of those there).
-  const std::set<std::string> there = pods_on(f, "web", failed.node);
+  // Nothing new lands on the dead node, which still looks Ready and is the least loaded: not the
+  // surge (the taint is written before the Deployment is reconciled), not the 12 pods of a new
+  // Deployment (without the taint, the scheduler puts some of those there).
   CHECK(f.run_until([&] { return f.spec_replicas("web") >= 8 + failed.pods; }));
   CHECK(f.run_until([&] { return f.ready_pods("web") >= 8; }));
   f.cluster.create_deployment("probe", 12);
