@@ -10,18 +10,51 @@
 #include <iostream>
 
 #include "client/config/resolve.hpp"
+#include "client/rest/rest_client.hpp"
 #include "client/version.hpp"
 #include "operator/logging.hpp"
 #include "operator/manager.hpp"
 #include "operator/options.hpp"
+#include "operator/suspect_node_tainter.hpp"
 
 namespace {
 
-int run_operator(const rg::op::Options& options) {
+// 1 after logging `what` and the error, when there is one; else 0.
+int failed(const std::exception_ptr& error, std::string_view what) {
+  if (!error) return 0;
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}: {}", what, e.what());
+  }
+  return 1;
+}
+
+rg::client::RestConfig api_config(const rg::op::Options& options) {
   rg::op::setup_logging(rg::op::parse_log_format(options.log_format), options.verbosity);
   rg::client::ResolveOptions resolve;
   resolve.kubeconfig = options.kubeconfig;
-  rg::client::RestConfig config = rg::client::resolve_config(resolve);
+  return rg::client::resolve_config(resolve);
+}
+
+// --remove-suspect-taints: removes replica-guard's taint from every node and exits (1 when a node
+// could not be listed or patched).
+int remove_suspect_taints(const rg::op::Options& options) {
+  boost::asio::io_context io;
+  rg::client::RestClient client(api_config(options));
+  rg::op::SuspectNodeTainter tainter(client, nullptr, false, false);
+  int exit_code = 0;
+  boost::asio::co_spawn(
+      io, tainter.remove_all(), [&](const std::exception_ptr& error, std::size_t removed) {
+        exit_code = failed(error, "could not remove the suspect-node taints");
+        if (!error) spdlog::info("removed replica-guard.io/suspect from {} node(s)", removed);
+      });
+  io.run();
+  return exit_code;
+}
+
+int run_operator(const rg::op::Options& options) {
+  rg::client::RestConfig config = api_config(options);
   spdlog::info("replica-guard {} using the API server at {} (configuration from {})", rg::kVersion,
                config.host, config.source);
 
@@ -39,13 +72,7 @@ int run_operator(const rg::op::Options& options) {
       io, manager.run(),
       boost::asio::bind_cancellation_slot(stop.slot(), [&](const std::exception_ptr& error) {
         signals.cancel();
-        if (!error) return;
-        exit_code = 1;
-        try {
-          std::rethrow_exception(error);
-        } catch (const std::exception& e) {
-          spdlog::critical("replica-guard stopped: {}", e.what());
-        }
+        exit_code = failed(error, "replica-guard stopped");
       }));
   io.run();
   return exit_code;
@@ -62,7 +89,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   try {
     rg::op::validate(options);
-    return run_operator(options);
+    return options.remove_suspect_taints ? remove_suspect_taints(options) : run_operator(options);
   } catch (const std::exception& e) {
     std::cerr << "replica-guard: " << e.what() << '\n';
     return 1;

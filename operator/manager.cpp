@@ -39,6 +39,7 @@
 #include "operator/permissions.hpp"
 #include "operator/readiness.hpp"
 #include "operator/reconciler.hpp"
+#include "operator/suspect_node_tainter.hpp"
 #include "workqueue/metrics.hpp"
 #include "workqueue/rate_limiting_queue.hpp"
 
@@ -107,6 +108,7 @@ struct Manager::Impl {
         writer(client),
         event_sink(client),
         events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
+        tainter(client, &events, options.taint_suspect_nodes, options.dry_run),
         reconciler(
             Caches{view_of(deployments), view_of(pods), nodes.indexer(), node_health, hpa_for()},
             writer, events, &metrics, reconciler_config(), [this] { return may_write(); }) {
@@ -259,10 +261,30 @@ struct Manager::Impl {
   // suspect, are reconciled.
   asio::awaitable<void> watch_node_leases() {
     if (!node_leases) co_return;
-    co_await node_health.run([this](const std::string& node) {
+    co_await node_health.run(
+        [this](std::vector<std::string> changed) { return after_sweep(std::move(changed)); });
+  }
+
+  // After each sweep: with --taint-suspect-nodes the leader first brings the taints in line (a
+  // node that turned suspect is tainted before its Deployments are reconciled, so no surge pod is
+  // scheduled onto it), then the Deployments on nodes whose standing changed are queued.
+  asio::awaitable<void> after_sweep(std::vector<std::string> changed) {
+    if (options.taint_suspect_nodes && queue.load()) co_await sync_taints();
+    for (const std::string& node : changed) {
       for (const auto& key : deployments_for_node(view_of(deployments), view_of(pods), node))
         enqueue(key);
-    });
+    }
+  }
+
+  // Brings every node's replica-guard taint in line with the suspects now. Without
+  // --taint-suspect-nodes (only the first pass of a term) a Forbidden answer ends it: the
+  // permission is not required then.
+  asio::awaitable<void> sync_taints() {
+    std::vector<std::string> suspects = node_health.suspects_now();
+    const bool suppressed =
+        surges_suppressed(nodes.indexer(), node_health, options.max_unhealthy_node_fraction);
+    co_await tainter.sync(nodes.indexer(), std::move(suspects), suppressed,
+                          !options.taint_suspect_nodes);
   }
 
   std::string metrics_page() const {
@@ -357,16 +379,32 @@ struct Manager::Impl {
     log(spdlog::level::info, "stopped taking work; finishing reconciles in flight", {});
   }
 
+  // A term's first taint pass. It comes before any suspect (the detector waits a full grace
+  // after start or leadership), so it removes every taint a previous run left -- also without
+  // --taint-suspect-nodes, when RBAC lets it. Later passes follow the sweeps (after_sweep).
+  asio::awaitable<void> remove_stale_taints() {
+    try {
+      co_await sync_taints();
+    } catch (const std::exception& e) {
+      if (client::is_cancellation(std::current_exception()) || !client::is_forbidden(e)) throw;
+      log(spdlog::level::info,
+          "nodes carry replica-guard.io/suspect taints a previous run left; not allowed to "
+          "patch nodes, so they stay (remove them with replica-guard --remove-suspect-taints)",
+          {{"error", e.what()}});
+    }
+  }
+
   // One term of writing: the whole run without leader election, or one leadership.
   asio::awaitable<void> lead() {
     auto executor = co_await asio::this_coro::executor;
     auto q = Queue::create(executor, nullptr,
                            {.name = "replica-guard", .metrics = queue_metrics, .clock = {}});
-    queue.store(q);
     if (elector) {
       metrics.leader(options.leader_election_id, true);
       node_health.observing_from_now();  // a new leader trusts no silence it did not watch
     }
+    co_await remove_stale_taints();
+    queue.store(q);  // the term has begun: after_sweep keeps the taints in line from now on
     for (const auto& d : view_of(deployments).list()) q->add(informer::meta_namespace_key(*d));
     auto all_workers = run_workers(q);
     auto stopper = shut_down_on_cancel(q);
@@ -450,6 +488,7 @@ struct Manager::Impl {
   RestDeploymentWriter writer;
   RestEventSink event_sink;
   EventBroadcaster events;
+  SuspectNodeTainter tainter;
   Reconciler reconciler;
   std::unique_ptr<RestLeaseLock> lease;
   std::unique_ptr<LeaderElector> elector;

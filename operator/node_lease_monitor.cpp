@@ -103,6 +103,11 @@ std::vector<std::string> NodeLeaseMonitor::suspects() {
   return suspects_;
 }
 
+std::vector<std::string> NodeLeaseMonitor::suspects_now() {
+  std::lock_guard lock(mutex_);
+  return detector_.suspects(clock_());
+}
+
 std::chrono::milliseconds NodeLeaseMonitor::sweep_period() const {
   return std::max(std::chrono::milliseconds(5), detector_.config().grace / 24);
 }
@@ -123,10 +128,11 @@ std::vector<std::string> NodeLeaseMonitor::sweep() {
 }
 
 boost::asio::awaitable<void> NodeLeaseMonitor::run(
-    std::function<void(const std::string& node)> changed) {
+    std::function<boost::asio::awaitable<void>(std::vector<std::string> changed)> after_sweep) {
   boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
   for (;;) {
-    for (const auto& node : sweep()) changed(node);
+    std::vector<std::string> changed = sweep();
+    co_await after_sweep(std::move(changed));
     timer.expires_after(sweep_period());
     co_await timer.async_wait(boost::asio::use_awaitable);
   }

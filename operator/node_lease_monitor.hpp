@@ -46,6 +46,9 @@ class NodeLeaseMonitor {
   NodeHealth health(std::string_view node);
   /// The suspect nodes as of the last sweep, sorted.
   std::vector<std::string> suspects();
+  /// The suspect nodes now, sorted (for actions that must honour a restart of observation, such
+  /// as a leadership gained since the last sweep).
+  std::vector<std::string> suspects_now();
   /// The monitor's clock, for decisions compared with NodeHealth's times.
   Clock::time_point now() const { return clock_(); }
 
@@ -54,9 +57,10 @@ class NodeLeaseMonitor {
   std::vector<std::string> sweep();
   /// How often run() sweeps.
   std::chrono::milliseconds sweep_period() const;
-  /// Every sweep_period(): sweeps, and calls `changed(node)` for each node it returns. Runs until
+  /// Every sweep_period(): sweeps, and awaits `after_sweep` with the nodes it returns. Runs until
   /// cancelled.
-  boost::asio::awaitable<void> run(std::function<void(const std::string& node)> changed);
+  boost::asio::awaitable<void> run(
+      std::function<boost::asio::awaitable<void>(std::vector<std::string> changed)> after_sweep);
 
  private:
   std::function<Clock::time_point()> clock_;

@@ -76,6 +76,14 @@ void add_flags(CLI::App& app, Options& o) {
                  "(while most other nodes' renew) before its pods count as stranded, ahead of "
                  "NotReady; \"0\" stops watching node Leases")
       ->capture_default_str();
+  app.add_flag("--taint-suspect-nodes", o.taint_suspect_nodes,
+               "Taint suspect nodes replica-guard.io/suspect:NoSchedule so that nothing more is "
+               "scheduled there, until their Lease renews (needs get and patch on nodes, which "
+               "also allow other node edits: see the README). Off: taints a previous run left "
+               "are removed when the permission allows it");
+  app.add_flag("--remove-suspect-taints", o.remove_suspect_taints,
+               "Remove replica-guard.io/suspect from every node and exit (the Helm chart's "
+               "pre-delete hook)");
   app.add_option("--scale-down-delay", o.scale_down_delay,
                  "How long the surge must be unneeded before scaling back down")
       ->capture_default_str();

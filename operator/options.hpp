@@ -41,6 +41,10 @@ struct Options {
   std::optional<std::int32_t> max_total_surge;
   /// How often each informer's cache is compared with a fresh LIST; "0": never.
   std::string cache_consistency_check_period = "0";
+  /// Taint suspect nodes replica-guard.io/suspect:NoSchedule (needs get and patch on nodes).
+  bool taint_suspect_nodes = false;
+  /// Remove replica-guard's taint from every node and exit (the chart's pre-delete hook).
+  bool remove_suspect_taints = false;
   std::string log_format = "text";
   int verbosity = 0;
 };

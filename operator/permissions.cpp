@@ -39,6 +39,11 @@ std::vector<Permission> required_permissions(const Options& options,
   }
   for (const char* verb : {"list", "watch"})
     wanted.push_back({verb, "", "nodes", "", "", "the Node informer"});
+  if (options.taint_suspect_nodes) {
+    for (const char* verb : {"get", "patch"})
+      wanted.push_back(
+          {verb, "", "nodes", "", "", "tainting suspect nodes (--taint-suspect-nodes)"});
+  }
   if (parse_duration(options.node_lease_grace).count() > 0) {
     for (const char* verb : {"list", "watch"}) {
       wanted.push_back({verb, "coordination.k8s.io", "leases", "", std::string(kNodeLeaseNamespace),

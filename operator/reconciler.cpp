@@ -223,18 +223,22 @@ ReplicaAssessment Reconciler::assess(const client::Deployment& d, NodeGrace grac
   return assess_replicas(pods, nodes, caches_.node_health.now(), grace);
 }
 
-ClusterFacts Reconciler::cluster_facts(const std::string& key) {
-  ClusterFacts facts;
-  const std::size_t nodes = caches_.nodes.size();
+bool surges_suppressed(const informer::Indexer<client::Node>& nodes, NodeLeaseMonitor& node_health,
+                       double max_unhealthy_node_fraction) {
   // Suspect nodes count with the NotReady ones (a suspect node is usually still Ready).
-  std::size_t unhealthy = caches_.nodes.index_size(kNodesByReadyIndex, "false");
-  for (const std::string& suspect : caches_.node_health.suspects()) {
-    const auto node = caches_.nodes.get_by_key(suspect);
+  std::size_t unhealthy = nodes.index_size(kNodesByReadyIndex, "false");
+  for (const std::string& suspect : node_health.suspects()) {
+    const auto node = nodes.get_by_key(suspect);
     if (node && node_ready(*node)) ++unhealthy;
   }
+  return nodes.size() != 0 && static_cast<double>(unhealthy) >
+                                  max_unhealthy_node_fraction * static_cast<double>(nodes.size());
+}
+
+ClusterFacts Reconciler::cluster_facts(const std::string& key) {
+  ClusterFacts facts;
   facts.surge_suppressed =
-      nodes != 0 && static_cast<double>(unhealthy) >
-                        config_.max_unhealthy_node_fraction * static_cast<double>(nodes);
+      surges_suppressed(caches_.nodes, caches_.node_health, config_.max_unhealthy_node_fraction);
   if (config_.policy.max_total_surge) {
     const informer::ObjectName own = informer::split_meta_namespace_key(key);
     caches_.deployments.for_each([&](const client::Deployment& other) {

@@ -74,6 +74,11 @@ struct ReconcileOutcome {
   std::chrono::milliseconds after{0};
 };
 
+/// Whether more nodes are unhealthy (NotReady, Unknown or suspect) than the fraction allows: a
+/// partition is likelier than dead nodes, so no new surge and no action on suspect nodes.
+bool surges_suppressed(const informer::Indexer<client::Node>& nodes, NodeLeaseMonitor& node_health,
+                       double max_unhealthy_node_fraction);
+
 class Reconciler {
  public:
   Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& events,

@@ -80,6 +80,18 @@ TEST_CASE("leader election: the Lease in --leader-election-namespace, else the o
   CHECK_FALSE(has(wanted, "update leases.coordination.k8s.io in namespace \"ops\""));
 }
 
+TEST_CASE("--taint-suspect-nodes: get and patch on nodes; never without the flag") {
+  Options options;
+  auto wanted = required_permissions(options, "ops");
+  CHECK_FALSE(has(wanted, "patch nodes cluster-wide"));
+  CHECK_FALSE(has(wanted, "get nodes cluster-wide"));
+  options.taint_suspect_nodes = true;
+  wanted = required_permissions(options, "ops");
+  CHECK(has(wanted, "get nodes cluster-wide"));
+  CHECK(has(wanted, "patch nodes cluster-wide"));
+  CHECK(wanted.size() == 16);
+}
+
 TEST_CASE("the error lists exactly what is missing and why") {
   const std::vector<Permission> missing{
       {"patch", "apps", "deployments", "scale", "", "scaling Deployments"}};

@@ -51,6 +51,8 @@ TEST_CASE("a stopped kubelet is seen from its Lease, and surged for, before the 
   }),
                 "spec.replicas is " << f.spec_replicas("web"));
   CHECK_MESSAGE(ready_when_surged, "the node was already NotReady: the Lease signal was not used");
+  // Events are written in the background: wait for it.
+  CHECK(f.run_until([&] { return f.has_event("web", "ScaledUpForStrandedPods"); }));
   const std::string message = f.event_message("web", "ScaledUpForStrandedPods");
   CHECK_MESSAGE(message.find(failed.node + ": no Lease renewal observed") != std::string::npos,
                 message);

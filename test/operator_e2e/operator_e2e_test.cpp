@@ -316,21 +316,10 @@ TEST_CASE("a restarted operator reconciles everything again and changes nothing"
 
 TEST_CASE("with leader election exactly one operator writes, and the standby takes over") {
   OperatorFixture f;
-  Options options = e2e_options();
-  options.leader_elect = true;
-  options.leader_election_namespace = "default";
-  options.leader_elect_lease_duration = "1s";
-  options.leader_elect_renew_deadline = "600ms";
-  options.leader_elect_retry_period = "100ms";
+  const Options options = with_leader_election(e2e_options());
   auto& first = f.start_operator(options);
   auto& second = f.start_operator(options);
-  const auto holder = [&] {
-    const auto lease = f.cluster.get("coordination.k8s.io", "leases", "default", "replica-guard");
-    if (lease.empty()) return std::string();
-    const auto* identity = lease.at("spec").as_object().if_contains("holderIdentity");
-    return identity != nullptr && identity->is_string() ? std::string(identity->as_string())
-                                                        : std::string();
-  };
+  const auto holder = [&] { return f.leader(); };
   REQUIRE(f.run_until([&] { return !holder().empty(); }));
   const std::string leader = holder();
   guard_and_settle(f, "web", 3);

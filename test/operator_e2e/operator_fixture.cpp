@@ -36,6 +36,23 @@ Options e2e_options() {
   return options;
 }
 
+Options with_leader_election(Options options) {
+  options.leader_elect = true;
+  options.leader_election_namespace = "default";
+  options.leader_elect_lease_duration = "1s";
+  options.leader_elect_renew_deadline = "600ms";
+  options.leader_elect_retry_period = "100ms";
+  return options;
+}
+
+std::string OperatorFixture::leader() const {
+  const auto lease = cluster.get("coordination.k8s.io", "leases", "default", "replica-guard");
+  if (lease.empty()) return std::string();
+  const auto* identity = lease.at("spec").as_object().if_contains("holderIdentity");
+  return identity != nullptr && identity->is_string() ? std::string(identity->as_string())
+                                                      : std::string();
+}
+
 namespace {
 std::string temp_kubeconfig_path() {
   static int counter = 0;

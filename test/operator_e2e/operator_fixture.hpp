@@ -29,6 +29,10 @@ sim::ClusterOptions e2e_cluster_options();
 /// Operator flags for tests: no HTTP servers, node grace 300 ms, scale-down delay 300 ms.
 Options e2e_options();
 
+/// `options` with leader election on the Lease default/replica-guard, at test timings (1 s lease,
+/// 600 ms renew deadline, 100 ms retries).
+Options with_leader_election(Options options);
+
 class OperatorFixture {
  public:
   explicit OperatorFixture(std::size_t nodes = 3,
@@ -85,6 +89,8 @@ class OperatorFixture {
   }
   /// The message of an Event with `reason` about Deployment `name` ("" when there is none).
   std::string event_message(const std::string& name, std::string_view reason) const;
+  /// The holder of the leader-election Lease default/replica-guard ("" when none).
+  std::string leader() const;
   /// Whether the node's Ready condition is True.
   bool node_ready(const std::string& node) const;
 

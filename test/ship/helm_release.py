@@ -5,9 +5,11 @@ RBAC enforced), the operator binary runs here with a `kubectl create token` of t
 ServiceAccount and with the command line of the release's Deployment (its $(POD_NAMESPACE)
 expanded as the kubelet does, its servers moved to 127.0.0.1 ephemeral ports). It must pass its
 permission self-check (logged, and /readyz 200), hold the leader Lease in the release namespace,
-and scale a guarded Deployment up for a failed node and back after recovery. Twice: the default
-cluster-wide release (a ClusterRole), and a release watching one namespace (a Role there), whose
-token must be refused outside it. A rule the chart lacks fails here; the test knows no rule list.
+and scale a guarded Deployment up for a failed node and back after recovery. Three times: the
+default cluster-wide release (a ClusterRole), a release watching one namespace (a Role there), whose
+token must be refused outside it, and a release with actions.taintSuspectNodes, which must also taint
+the failed node and untaint it, and whose pre-delete hook (run here: kube-sim has no Job controller)
+removes a taint left behind. A rule the chart lacks fails here; the test knows no rule list.
 Skips (77) without kubectl or helm.
 
 Usage: helm_release.py BUILD_DIR"""
@@ -28,6 +30,7 @@ SKIP = 77
 CHART = os.path.join(ROOT, "charts", "replica-guard")
 # Short policy timings, set through the chart's values so that its rendered flags drive the test.
 FAST_POLICY = ["--set", "policy.nodeGracePeriod=1s", "--set", "policy.scaleDownDelay=1s"]
+SUSPECT_TAINT = "replica-guard.io/suspect"
 
 
 def tool(name):
@@ -178,13 +181,75 @@ def guard_under_token(checks, label, sim, name, args, web, web_namespace):
     sim.run("label", "node", victim, "sim.replica-guard.io/kubelet=stopped")
     checks.eventually(f"{label}: scales {web} up for {stranded} pod(s) stranded on {victim}",
                       lambda: deployment().get("spec", {}).get("replicas") == 4 + stranded, 60)
+    tainting = "--taint-suspect-nodes" in args
+    if tainting:
+        checks.eventually(f"{label}: taints {victim} {SUSPECT_TAINT}:NoSchedule",
+                          lambda: suspect_tainted(sim, victim), 60)
     sim.run("label", "node", victim, "sim.replica-guard.io/kubelet-")
+    if tainting:
+        checks.eventually(f"{label}: removes the taint once {victim} renews its Lease",
+                          lambda: not suspect_tainted(sim, victim), 60)
     checks.eventually(f"{label}: scales {web} back after the node recovers",
                       lambda: deployment().get("spec", {}).get("replicas") == 4, 60)
     problems = [r for r in records() if r.get("level") in ("error", "critical")
                 or "forbidden" in json.dumps(r).lower()]
     checks.check(f"{label}: no error and nothing forbidden in its log", not problems, str(problems[:5]))
     sim.run("delete", "deployment", web, "-n", web_namespace)
+
+
+def check_taint_flag_refused(checks, label, sim, name, args, kubeconfig):
+    """--taint-suspect-nodes added to a release installed without it: the self-check names the
+    node permissions the chart did not grant, and nothing starts."""
+    operator = sim.start_operator(name, *args, "--taint-suspect-nodes", kubeconfig=kubeconfig)
+    try:
+        def refused():
+            return next((r["msg"] for r in log_records(sim.log(name))
+                         if r.get("level") == "error" and "lacks" in r.get("msg", "")), None)
+        checks.eventually(f"{label}: with --taint-suspect-nodes added, the self-check fails", refused, 30)
+        message = refused() or ""
+        checks.check(f"{label}: ... naming exactly get and patch on nodes",
+                     "lacks 2 permission(s)" in message and "get nodes cluster-wide" in message
+                     and "patch nodes cluster-wide" in message, message)
+    finally:
+        stop(operator)
+
+
+def suspect_tainted(sim, node):
+    return any(t.get("key") == SUSPECT_TAINT for t in (sim.get("node", node) or {}).get("spec", {}).get("taints", []))
+
+
+def uninstall_running_hooks(sim, helm, release, namespace, kubeconfig):
+    """helm uninstall, playing the Job controller kube-sim lacks for the chart's pre-delete hook:
+    its Job's container runs here (the replica-guard binary with the Job's args, under the
+    release's ServiceAccount token) and the Job is marked Complete or Failed from its exit code.
+    Returns helm's output and the hook's exit codes."""
+    uninstall = subprocess.Popen([helm.binary, "--kubeconfig", sim.kubeconfig, "uninstall", release,
+                                  "--namespace", namespace, "--timeout", "90s"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=helm.env)
+    codes = {}
+    while uninstall.poll() is None:
+        for job in sim.get("jobs", "-n", namespace)["items"]:
+            name = job["metadata"]["name"]
+            if name in codes or job.get("status", {}).get("conditions"):
+                continue
+            container = job["spec"]["template"]["spec"]["containers"][0]
+            result = subprocess.run([os.path.join(sim.build_dir, "operator/replica-guard"), "--kubeconfig", kubeconfig,
+                                     *container.get("args", [])], capture_output=True, text=True, timeout=60)
+            codes[name] = result.returncode
+            print(f"hook Job {name}: exit {result.returncode}\n{result.stdout}{result.stderr}", flush=True)
+            condition = "Complete" if result.returncode == 0 else "Failed"
+            status = {"conditions": [{"type": condition, "status": "True"}],
+                      "succeeded" if condition == "Complete" else "failed": 1}
+            sim.run("patch", "job", name, "-n", namespace, "--subresource=status", "--type=merge",
+                    "-p", json.dumps({"status": status}))
+        try:
+            uninstall.wait(timeout=0.2)
+        except subprocess.TimeoutExpired:
+            pass
+    out = uninstall.stdout.read()
+    if uninstall.returncode != 0:
+        raise RuntimeError(f"helm uninstall {release}: {out.strip()}")
+    return out, codes
 
 
 def check_release(checks, sim, helm, release, namespace, values, web_namespace, outside=None):
@@ -195,6 +260,7 @@ def check_release(checks, sim, helm, release, namespace, values, web_namespace, 
     label = f"release {release}"
     out = helm("install", release, CHART, "--namespace", namespace, "--create-namespace", *FAST_POLICY, *values)
     checks.check(f"{label}: helm install deployed it", "STATUS: deployed" in out, out)
+    kubeconfig = None
     try:
         deployments = sim.get("deployments", "-n", namespace, "-l", f"app.kubernetes.io/instance={release}")["items"]
         if not checks.check(f"{label}: one operator Deployment", len(deployments) == 1, str(len(deployments))):
@@ -213,8 +279,20 @@ def check_release(checks, sim, helm, release, namespace, values, web_namespace, 
         finally:
             code = stop(operator)
         checks.check(f"{label}: SIGTERM: exit code 0", code == 0, f"exit {code}: {sim.log(name)[-1500:]}")
+        if "actions.taintSuspectNodes=true" not in values:
+            check_taint_flag_refused(checks, label, sim, f"{name}-tainting", args, kubeconfig)
     finally:
-        out = helm("uninstall", release, "--namespace", namespace)
+        if "actions.taintSuspectNodes=true" in values and kubeconfig:
+            # A taint the operator left (stopped while a node was suspect): the hook removes it.
+            node = sim.get("nodes")["items"][0]["metadata"]["name"]
+            sim.run("taint", "node", node, f"{SUSPECT_TAINT}=:NoSchedule")
+            out, codes = uninstall_running_hooks(sim, helm, release, namespace, kubeconfig)
+            checks.check(f"{label}: the pre-delete hook ran --remove-suspect-taints and succeeded",
+                         list(codes.values()) == [0], str(codes))
+            checks.check(f"{label}: no node carries {SUSPECT_TAINT} after helm uninstall",
+                         not suspect_tainted(sim, node), str(sim.get("node", node).get("spec")))
+        else:
+            out = helm("uninstall", release, "--namespace", namespace)
         left = sim.run("get", "clusterroles,clusterrolebindings,roles,rolebindings", "-A", "-o", "name",
                        "-l", f"app.kubernetes.io/instance={release}")
         checks.check(f"{label}: helm uninstall removes its RBAC", "uninstalled" in out and not left.strip(), left)
@@ -234,6 +312,12 @@ def main():
         sim.run("create", "namespace", "elsewhere")
         check_release(checks, sim, helm, "scoped", "guard", ["--set", "watchNamespaces={shop}"], "shop",
                       outside="elsewhere")
+
+        # The opt-in action on suspect nodes: its extra rules, self-checked; the taint, its
+        # removal, and the uninstall hook.
+        check_release(checks, sim, helm, "tainting", "guard-taints",
+                      ["--set", "actions.taintSuspectNodes=true", "--set", "policy.nodeLeaseGrace=1200ms"],
+                      "default")
         if checks.failed:
             print(f"Logs: {sim.work}")
     return checks.result()

@@ -12,6 +12,7 @@ verb, a resource or a scope more or less is.
     test/ship/rbac_drift.py PARSE_FLAGS           run the test
     test/ship/rbac_drift.py PARSE_FLAGS --print   print the effective permissions of manifests/
 """
+import os
 import subprocess
 import sys
 
@@ -171,6 +172,25 @@ def main():
             required(parse_flags, no_leases), no_lease_grants)
     compare(checks, "chart (nodeLeaseGrace 0)", no_lease_grants,
             {g for g in source if g[0] != NODE_LEASES})
+
+    # --taint-suspect-nodes: get and patch on nodes, cluster-wide, and nothing else more; the
+    # chart's admission policy is the manifests' one.
+    tainting = shiplib.kustomize_with("suspect-node-taints")
+    taint_grants = check_render(checks, "manifests (suspect-node-taints)", tainting)
+    compare(checks, "what the operator requires (--taint-suspect-nodes)", required(parse_flags, tainting),
+            taint_grants)
+    checks.equal(taint_grants - source, {(CLUSTER, "", "nodes", "get"), (CLUSTER, "", "nodes", "patch")},
+                 "suspect-node-taints: what it adds")
+    chart_tainting = shiplib.helm_template(sets=["actions.taintSuspectNodes=true",
+                                                 "actions.restrictNodePatches=true",
+                                                 "fullnameOverride=replica-guard"])
+    compare(checks, "chart (actions.taintSuspectNodes)",
+            check_render(checks, "chart (actions.taintSuspectNodes)", chart_tainting), taint_grants)
+    with open(os.path.join(shiplib.MANIFESTS, "suspect-node-taints", "validating-admission-policy.yaml"),
+              encoding="utf-8") as f:
+        policy = {o["kind"]: o["spec"] for o in shiplib.objects(f.read())}
+    checks.equal({o["kind"]: o["spec"] for o in chart_tainting if o["kind"].startswith("ValidatingAdmission")},
+                 policy, "the chart's ValidatingAdmissionPolicy is the manifests' one")
 
     # --namespace mode: the same rules, granted in the watched namespace instead of cluster-wide.
     namespaced = shiplib.kustomize_namespaced()

@@ -65,21 +65,27 @@ def kustomize(path):
     return objects(run([tool("kubectl"), "kustomize", path]).stdout)
 
 
-def kustomize_namespaced():
-    """manifests/ with its `components: [namespaced]` line uncommented, as its comment tells a
-    user to do (in a copy, so the tree is left alone)."""
+def kustomize_with(*components):
+    """manifests/ with `components:` and the named components' lines in manifests/Kustomization
+    uncommented, as its comment tells a user to do (in a copy, so the tree is left alone)."""
     with tempfile.TemporaryDirectory() as work:
         copy = os.path.join(work, "manifests")
         shutil.copytree(MANIFESTS, copy)
         path = os.path.join(copy, "Kustomization")
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        enabled = text.replace("# components:\n#   - namespaced\n", "components:\n  - namespaced\n")
-        if enabled == text:
-            raise AssertionError("manifests/Kustomization lost its commented `components: [namespaced]`")
+        enabled = text.replace("# components:\n", "components:\n")
+        for component in components:
+            enabled = enabled.replace(f"#   - {component}\n", f"  - {component}\n")
+            if f"  - {component}\n" not in enabled:
+                raise AssertionError(f"manifests/Kustomization lost its commented `{component}` component")
         with open(path, "w", encoding="utf-8") as f:
             f.write(enabled)
         return kustomize(copy)
+
+
+def kustomize_namespaced():
+    return kustomize_with("namespaced")
 
 
 def manifest_files():

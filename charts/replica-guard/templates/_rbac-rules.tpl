@@ -31,6 +31,13 @@ renders the same ones, and test/ship/rbac_drift.py fails when the two grant diff
   verbs: ["list", "watch"]
 {{- end -}}
 
+{{/* Tainting suspect nodes (actions.taintSuspectNodes): read a node, then JSON-patch its taints. */}}
+{{- define "replica-guard.rules.suspectNodeTaints" -}}
+- apiGroups: [""]
+  resources: ["nodes"]
+  verbs: ["get", "patch"]
+{{- end -}}
+
 {{/* The kubelets' node Leases, in kube-node-lease (policy.nodeLeaseGrace not "0"). */}}
 {{- define "replica-guard.rules.nodeLeases" -}}
 - apiGroups: ["coordination.k8s.io"]
