@@ -58,13 +58,15 @@ boost::asio::awaitable<void> SuspectNodeTainter::sync(const informer::Indexer<cl
   }
   TaintPolicy policy = policy_;
   policy.surges_suppressed = surges_suppressed;
-  for (const TaintChange& change : plan_suspect_taints(facts, policy)) {
+  const std::vector<TaintChange> plan = plan_suspect_taints(facts, policy);
+  for (const TaintChange& change : plan) {
     const std::string what = change.add ? "taint" : "untaint";
     const std::string reason = change.add ? "SuspectNodeTainted" : "SuspectNodeUntainted";
     const std::string message =
         change.add ? "no Lease renewal observed: tainted replica-guard.io/suspect:NoSchedule"
                    : "removed replica-guard.io/suspect:NoSchedule";
     if (dry_run_) {
+      if (std::find(reported_.begin(), reported_.end(), change) != reported_.end()) continue;
       log(spdlog::level::info, "dry-run, not done: " + what,
           {{"node", change.node}, {"why", message}});
       if (events_)
@@ -84,6 +86,7 @@ boost::asio::awaitable<void> SuspectNodeTainter::sync(const informer::Indexer<cl
           {{"node", change.node}, {"error", e.what()}});
     }
   }
+  if (dry_run_) reported_ = plan;
 }
 
 boost::asio::awaitable<bool> SuspectNodeTainter::apply(std::string node, bool add) {

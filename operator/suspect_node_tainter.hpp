@@ -2,8 +2,8 @@
 // server. Each write reads the node first and sends a JSON patch guarded by that read's
 // resourceVersion (suspect_taint_patch), so a taint another controller added meanwhile is never
 // dropped: a failed guard is read and tried again. In --dry-run it only logs and records Events
-// ("would taint"). Also the whole of `replica-guard --remove-suspect-taints` (remove_all), the
-// Helm chart's pre-delete hook.
+// ("dry-run, not done"), once for as long as the change stays pending. Also the whole of
+// `replica-guard --remove-suspect-taints` (remove_all), the Helm chart's pre-delete hook.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -49,6 +49,9 @@ class SuspectNodeTainter {
   EventRecorder* events_;
   TaintPolicy policy_;
   bool dry_run_;
+  /// --dry-run: the changes last reported, so each is logged and recorded once, not every pass
+  /// (sync() is awaited by one coroutine at a time: after_sweep, or a term's first pass).
+  std::vector<TaintChange> reported_;
 };
 
 }  // namespace rg::op

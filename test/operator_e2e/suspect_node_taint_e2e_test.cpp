@@ -185,6 +185,9 @@ TEST_CASE("--dry-run: the suspect node is not tainted, an Event says it would be
   CHECK(f.event_message(failed.node, "SuspectNodeTainted").find("dry-run, not done") !=
         std::string::npos);
   CHECK_FALSE(tainted(f, failed.node));
+  // Said once, not at every pass.
+  CHECK_FALSE(f.run_until([&] { return f.event_count(failed.node, "SuspectNodeTainted") > 1; },
+                          std::chrono::seconds(2)));
 }
 
 TEST_CASE("surges suppressed: suspect nodes are not tainted") {
