@@ -8,14 +8,17 @@
 #                               runtime: the image test runs them with chroot isolation),
 #                               clang-format for scripts/lint.sh, and the official Python
 #                               client (python3-kubernetes) for the real-client tests
+#   scripts/setup.sh --fuzz     also clang 14 and its libFuzzer runtime (the fuzz build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 want_tools=0
+want_fuzz=0
 for arg in "$@"; do
   case "$arg" in
     --tools) want_tools=1 ;;
-    *) echo "setup.sh: unknown argument '$arg' (expected --tools)" >&2; exit 2 ;;
+    --fuzz) want_fuzz=1 ;;
+    *) echo "setup.sh: unknown argument '$arg' (expected --tools or --fuzz)" >&2; exit 2 ;;
   esac
 done
 
@@ -27,6 +30,7 @@ if (( want_tools )); then
   # A machine may already carry Node.js with its own npm (not Debian's npm package).
   command -v npm >/dev/null || packages+=(nodejs npm)
 fi
+if (( want_fuzz )); then packages+=(clang libclang-rt-14-dev); fi
 
 missing=()
 for p in "${packages[@]}"; do

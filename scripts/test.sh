@@ -5,6 +5,9 @@
 #   scripts/test.sh --tsan       the ThreadSanitizer build (build-tsan/): only the suites that run
 #                                threads against each other (workqueue, informer), and only the
 #                                targets they need
+#   scripts/test.sh --fuzz       the libFuzzer build (build-fuzz/, clang): the harnesses of
+#                                test/fuzz/ only, each run for a few seconds on its corpus
+#                                (scripts/fuzz.sh runs them long)
 # Ends with one line "N passed, N failed" (doctest cases; other tests count one each).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,10 +23,10 @@ setup=(--tools)
 mode=
 for arg in "$@"; do
   case "$arg" in
-    --sanitize | --tsan)
-      if [[ -n "$mode" ]]; then echo "test.sh: give one of --sanitize and --tsan, not both" >&2; exit 2; fi
+    --sanitize | --tsan | --fuzz)
+      if [[ -n "$mode" ]]; then echo "test.sh: give one of --sanitize, --tsan and --fuzz" >&2; exit 2; fi
       mode=$arg ;;
-    *) echo "test.sh: unknown argument '$arg' (expected --sanitize or --tsan)" >&2; exit 2 ;;
+    *) echo "test.sh: unknown argument '$arg' (expected --sanitize, --tsan or --fuzz)" >&2; exit 2 ;;
   esac
 done
 case "$mode" in
@@ -35,6 +38,13 @@ case "$mode" in
     targets=(test/workqueue/workqueue_test test/informer/informer_test)
     suites=(workqueue informer)
     setup=() ;;  # no kubectl, helm or promtool needed
+  --fuzz) builddir=build-fuzz
+    # clang: the project's libraries get libFuzzer's coverage and address+undefined sanitizers
+    # (-Dfuzz=true, see meson.build); -O1 with line tables, as libFuzzer's documentation advises.
+    export CXX=clang++
+    opts+=(-Dfuzz=true -Db_lundef=false -Doptimization=1 -Dcpp_args=-gline-tables-only)
+    targets=(fuzz-harnesses)  # suites: none given, the fuzz build defines only the harnesses' runs
+    setup=(--fuzz) ;;
 esac
 if [[ "${CI:-}" == "true" ]]; then opts+=(-Dwerror=true); fi
 

@@ -7,6 +7,7 @@
 
 #include <charconv>
 
+#include "client/model/utf8.hpp"
 #include "client/protobuf/decoder.hpp"
 #include "sim/api_error.hpp"
 
@@ -15,8 +16,36 @@ namespace {
 
 namespace json = boost::json;
 
+// What go-yaml, the API server's YAML reader, refuses: bytes that are not UTF-8, and control
+// characters. yaml-cpp would keep the first (the stored object's JSON would then be malformed
+// for every reader) and read NUL bytes as a UTF-16 or UTF-32 stream.
+void check_yaml_text(std::string_view text) {
+  if (auto at = client::first_invalid_utf8(text)) {
+    throw errors::bad_request(fmt::format(
+        "the request body is not valid UTF-8 (byte {}); JSON and YAML bodies must be UTF-8", *at));
+  }
+  for (std::size_t at = 0; at < text.size(); ++at) {
+    const auto c = static_cast<unsigned char>(text[at]);
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) {
+      throw errors::bad_request(fmt::format(
+          "the request body holds the control character 0x{:02x} (byte {}), which YAML does not "
+          "allow; escape it in a double-quoted string",
+          c, at));
+    }
+  }
+}
+
+// A YAML string as JSON text: escapes such as "\ud800" can still spell invalid UTF-8.
+const std::string& utf8_scalar(const std::string& text) {
+  if (client::first_invalid_utf8(text)) {
+    throw errors::bad_request(
+        "a YAML escape in the request body gives invalid UTF-8 (a lone surrogate?)");
+  }
+  return text;
+}
+
 json::value scalar_to_json(const YAML::Node& node) {
-  const std::string& text = node.Scalar();
+  const std::string& text = utf8_scalar(node.Scalar());
   if (node.Tag() != "?") return json::string(text);  // quoted or explicitly tagged: a string
   if (text.empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
     return nullptr;
@@ -41,7 +70,7 @@ json::value yaml_to_json(const YAML::Node& node) {
     case YAML::NodeType::Map: {
       json::object object;
       for (const auto& entry : node)
-        object[entry.first.as<std::string>()] = yaml_to_json(entry.second);
+        object[utf8_scalar(entry.first.as<std::string>())] = yaml_to_json(entry.second);
       return object;
     }
     case YAML::NodeType::Sequence: {
@@ -62,6 +91,7 @@ json::value parse_json_or_yaml(std::string_view text) {
   boost::system::error_code ec;
   auto value = json::parse(text, ec);
   if (!ec) return value;
+  check_yaml_text(text);
   try {
     return yaml_to_json(YAML::Load(std::string(text)));
   } catch (const YAML::Exception& error) {

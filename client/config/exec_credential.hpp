@@ -75,10 +75,13 @@ class ExecCredential : public AuthProvider {
   /// The KUBERNETES_EXEC_INFO value the plugin gets.
   std::string exec_info() const;
 
+  /// Reads one plugin output (an ExecCredential of the configured apiVersion). Throws
+  /// ExecPluginError naming the plugin and what is wrong with the output.
+  Credentials parse_output(const std::string& output) const;
+
  private:
   class Flight;
 
-  Credentials parse_output(const std::string& output) const;
   /// Runs the plugin, caches its credentials and returns them.
   boost::asio::awaitable<std::shared_ptr<const Credentials>> run_plugin();
 

@@ -232,8 +232,12 @@ Kubeconfig parse_kubeconfig_file(const std::filesystem::path& path) {
   }
   std::stringstream text;
   text << in.rdbuf();
+  return parse_kubeconfig(text.str(), path);
+}
+
+Kubeconfig parse_kubeconfig(const std::string& text, const std::filesystem::path& path) {
   try {
-    YAML::Node root = YAML::Load(text.str());
+    YAML::Node root = YAML::Load(text);
     return FileReader(path).read(root);
   } catch (const YAML::Exception& e) {
     // Syntax errors, and anything yaml-cpp rejects that the reader did not check first.

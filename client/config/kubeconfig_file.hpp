@@ -74,4 +74,8 @@ struct Kubeconfig {
 /// entry, problem) for unreadable files, YAML syntax errors, wrong types and duplicate names.
 Kubeconfig parse_kubeconfig_file(const std::filesystem::path& path);
 
+/// Parses the text of a kubeconfig file; `path` is where it came from (for relative paths and
+/// messages). Throws ConfigError like parse_kubeconfig_file.
+Kubeconfig parse_kubeconfig(const std::string& text, const std::filesystem::path& path);
+
 }  // namespace rg::client

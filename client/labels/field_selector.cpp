@@ -106,6 +106,12 @@ FieldSelector FieldSelector::parse(std::string_view selector) {
     r.value = unescape(selector, term, op + length);
     result.requirements_.push_back(std::move(r));
   }
+  // Sorted as printed, so that to_string() is canonical: `==` prints as `=`, and a raw `a==x`
+  // sorts before `a=b` where the printed `a=x` sorts after it.
+  std::stable_sort(result.requirements_.begin(), result.requirements_.end(),
+                   [](const FieldRequirement& a, const FieldRequirement& b) {
+                     return a.to_string() < b.to_string();
+                   });
   return result;
 }
 

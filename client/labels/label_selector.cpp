@@ -29,7 +29,10 @@ std::optional<std::int64_t> parse_int(std::string_view text) {
   return n;
 }
 
+// A value set as written between the parentheses. The set of just the empty value is written
+// `,` (two empty elements): `()` would parse as the empty set, which is invalid.
 std::string join(const std::vector<std::string>& values) {
+  if (values.size() == 1 && values.front().empty()) return ",";
   std::string out;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i > 0) out += ',';

@@ -7,6 +7,9 @@
 namespace rg::client {
 namespace {
 
+constexpr WallTime::duration kLowest = WallTime::min().time_since_epoch();
+constexpr WallTime::duration kHighest = WallTime::max().time_since_epoch();
+
 std::optional<int> parse_digits(std::string_view text, std::size_t at, std::size_t count) {
   if (at + count > text.size()) return std::nullopt;
   int n = 0;
@@ -80,8 +83,17 @@ std::optional<WallTime> parse_rfc3339(std::string_view t) {
     return std::nullopt;
   }
   if (i != t.size()) return std::nullopt;
-  auto time = std::chrono::sys_days(date) + std::chrono::hours(*hour) +
-              std::chrono::minutes(*minute) + std::chrono::seconds(*second) - offset;
+  const std::chrono::sys_seconds time = std::chrono::sys_days(date) + std::chrono::hours(*hour) +
+                                        std::chrono::minutes(*minute) +
+                                        std::chrono::seconds(*second) - offset;
+  // WallTime counts nanoseconds in 64 bits, from 1677 to 2262: a time outside is clamped to
+  // its ends (an expiry in the year 3000 stays "never", one in 1000 "long ago").
+  if (time.time_since_epoch() < std::chrono::ceil<std::chrono::seconds>(kLowest)) {
+    return WallTime::min();
+  }
+  if (time.time_since_epoch() >= std::chrono::floor<std::chrono::seconds>(kHighest)) {
+    return WallTime::max();
+  }
   return std::chrono::time_point_cast<WallTime::duration>(time + fraction);
 }
 

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "client/config/base64.hpp"
+#include "client/model/utf8.hpp"
 #include "client/protobuf/wire_reader.hpp"
 
 namespace rg::client::protobuf {
@@ -54,29 +55,6 @@ std::string format_time(std::int64_t seconds, std::size_t offset) {
   return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}Z", static_cast<int>(date.year()),
                      static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
                      clock.hours().count(), clock.minutes().count(), clock.seconds().count());
-}
-
-/// Length of the valid UTF-8 sequence at the start of `s`, or 0 if it is not one (RFC 3629: no
-/// overlong forms, no surrogates, nothing above U+10FFFF).
-std::size_t utf8_sequence(std::string_view s) {
-  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
-  unsigned char c = byte(0);
-  if (c < 0x80) return 1;
-  std::size_t length = c >= 0xC2 && c <= 0xDF   ? 2
-                       : c >= 0xE0 && c <= 0xEF ? 3
-                       : c >= 0xF0 && c <= 0xF4 ? 4
-                                                : 0;
-  if (length == 0 || s.size() < length) return 0;
-  unsigned char low = 0x80, high = 0xBF;  // allowed range of the second byte
-  if (c == 0xE0) low = 0xA0;
-  if (c == 0xED) high = 0x9F;
-  if (c == 0xF0) low = 0x90;
-  if (c == 0xF4) high = 0x8F;
-  if (byte(1) < low || byte(1) > high) return 0;
-  for (std::size_t i = 2; i < length; ++i) {
-    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
-  }
-  return length;
 }
 
 /// A JSON string of `s` as Go's encoding/json writes it: invalid UTF-8 bytes become U+FFFD.

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "client/model/decode_error.hpp"
 #include "client/model/object_codec.hpp"
 #include "client/watch/watch_event.hpp"
 
@@ -62,15 +63,17 @@ class WatchDecoder {
   explicit WatchDecoder(WatchDecoderOptions options = {})
       : core_(detail::codec_for<T>(), options) {}
 
-  /// Decodes the events completed by `chunk`, appending them to `out`. Throws DecodeError.
+  /// Decodes the events completed by `chunk`, appending them to `out`. Throws DecodeError;
+  /// the events before the bad one are appended first, so what is decoded does not depend on
+  /// how the body was split into chunks.
   void feed(std::string_view chunk, std::vector<WatchEvent<T>>& out) {
-    core_.feed(chunk, raw_);
-    for (auto& event : raw_) {
-      out.push_back(WatchEvent<T>{event.type,
-                                  std::static_pointer_cast<const T>(std::move(event.object)),
-                                  std::move(event.status)});
+    try {
+      core_.feed(chunk, raw_);
+    } catch (const DecodeError&) {
+      hand_over(out);
+      throw;
     }
-    raw_.clear();
+    hand_over(out);
   }
 
   /// Call at the end of the body: throws DecodeError if it ended inside an event.
@@ -80,6 +83,15 @@ class WatchDecoder {
   std::uint64_t events() const noexcept { return core_.events(); }
 
  private:
+  void hand_over(std::vector<WatchEvent<T>>& out) {
+    for (auto& event : raw_) {
+      out.push_back(WatchEvent<T>{event.type,
+                                  std::static_pointer_cast<const T>(std::move(event.object)),
+                                  std::move(event.status)});
+    }
+    raw_.clear();
+  }
+
   detail::WatchStreamDecoder core_;
   std::vector<detail::RawWatchEvent> raw_;
 };

@@ -121,6 +121,28 @@ ApiError apply_conflict(std::vector<Conflict> conflicts) {
   return ApiError(std::move(status));
 }
 
+/// A configuration structured-merge-diff cannot type. The API server's field manager returns a
+/// plain error here (fmt.Errorf in its structuredmerge.go), answered as a 500 without a reason:
+/// kubectl prints "Error from server: failed to create typed patch object (...)".
+ApiError untyped_configuration(const json::object& live, const WriteTarget& target,
+                               std::string_view problem) {
+  std::string name;
+  if (const auto* metadata = live.if_contains("metadata"); metadata && metadata->is_object()) {
+    for (const char* key : {"namespace", "name"}) {
+      const auto* value = metadata->get_object().if_contains(key);
+      if (value != nullptr && value->is_string()) {
+        name += (name.empty() ? "" : "/") + std::string(value->get_string());
+      }
+    }
+  }
+  client::Status status;
+  status.status = "Failure";
+  status.code = 500;
+  status.message = fmt::format("failed to create typed patch object ({}; {}, Kind={}): {}", name,
+                               target.api_version, target.kind, problem);
+  return ApiError(std::move(status));
+}
+
 }  // namespace
 
 void record_update(const json::object* before, json::object& after, const WriteTarget& target) {
@@ -170,6 +192,9 @@ void record_update(const json::object* before, json::object& after, const WriteT
 
 json::object server_side_apply(const json::object& live, const json::object& configuration,
                                const WriteTarget& target, bool force) {
+  if (std::string problem = unkeyed_list_item(configuration, target.kind); !problem.empty()) {
+    throw untyped_configuration(live, target, problem);
+  }
   auto entries = managed_fields_of(live);
   const ManagedFieldsEntry applier = writer_entry(target, "Apply");
   const FieldSet applied = owned_part(fields_of(configuration, target.kind), target);

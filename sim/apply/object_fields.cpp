@@ -282,7 +282,41 @@ FieldSet strip(FieldSet set) {
   return set;
 }
 
+/// The first item of a keyed list below `value` that its key does not name, as
+/// structured-merge-diff reports it; empty when there is none.
+std::string unkeyed_item(const json::value& value, Cursor& at) {
+  if (const auto* object = value.if_object(); object != nullptr && !at.atomic_struct()) {
+    for (const auto& [key, member] : *object) {
+      at.enter_field(key);
+      std::string problem = unkeyed_item(member, at);
+      at.leave_field();
+      if (!problem.empty()) return problem;
+    }
+    return {};
+  }
+  const auto* array = value.if_array();
+  const ListType type = at.list();
+  if (array == nullptr || type.kind != ListKind::kMap) return {};
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    if (item_element((*array)[i], type).empty()) {
+      std::string path;
+      for (const auto& name : at.names) path += "." + name;
+      return path + ": element " + std::to_string(i) +
+             ": associative list with keys has an element that omits key field \"" +
+             std::string(type.keys.front()) + "\" (and doesn't have default value)";
+    }
+    std::string problem = unkeyed_item((*array)[i], at);
+    if (!problem.empty()) return problem;
+  }
+  return {};
+}
+
 }  // namespace
+
+std::string unkeyed_list_item(const json::object& configuration, std::string_view kind) {
+  Cursor at{kind, {}, {}};
+  return unkeyed_item(configuration, at);
+}
 
 FieldSet fields_of(const json::object& object, std::string_view kind) {
   Cursor at{kind, {}, {}};

@@ -6,6 +6,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <string>
 #include <string_view>
 
 #include "sim/apply/field_set.hpp"
@@ -26,6 +27,13 @@ struct Comparison {
 };
 Comparison compare(const boost::json::object& before, const boost::json::object& after,
                    std::string_view kind);
+
+/// The first item of a keyed list in an apply configuration that does not carry the list's key
+/// (or is not an object), as structured-merge-diff words it: `.spec.template.spec.containers:
+/// element 0: associative list with keys has an element that omits key field "name" (and
+/// doesn't have default value)`; empty when every item is keyed. Merged, such an item could not
+/// be found again: every apply would append it anew.
+std::string unkeyed_list_item(const boost::json::object& configuration, std::string_view kind);
 
 /// Merges an apply configuration into the live object: maps merge by key, keyed lists by their
 /// keys (live order kept, new items appended), sets by value; atomic lists, atomic structs and

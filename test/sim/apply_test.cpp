@@ -205,6 +205,34 @@ TEST_CASE("apply merges keyed lists item by item") {
   CHECK(pruned.json().at("metadata").at("labels").at("team") == "b");
 }
 
+TEST_CASE("a keyed list item without its key is refused, not appended again on every apply") {
+  // Found by test/fuzz/sim_apply: a container without a name could not be matched to itself,
+  // so each apply of the same configuration appended another copy.
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(apply(port, kDeployments + "/web", deployment_config("web", 1, "nginx:1"),
+                "fieldManager=alice")
+              .status == 201);
+  const std::string unnamed =
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"image":"busybox"}]}}}})";
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto refused = apply(port, kDeployments + "/web", unnamed, "fieldManager=bob");
+    CHECK(refused.status == 500);
+    CHECK(rg::sim::test::str(refused.json().at("message")) ==
+          "failed to create typed patch object (default/web; apps/v1, Kind=Deployment): "
+          ".spec.template.spec.containers: element 0: associative list with keys has an element "
+          "that omits key field \"name\" (and doesn't have default value)");
+  }
+  auto got = call(port, "GET", kDeployments + "/web");
+  CHECK(got.json().at("spec").at("template").at("spec").at("containers").as_array().size() == 1);
+  // A port needs only its containerPort: protocol defaults to TCP.
+  auto port_only = apply(
+      port, kDeployments + "/web",
+      R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},"spec":{"template":{"spec":{"containers":[{"name":"c","ports":[{"containerPort":80}]}]}}}})",
+      "fieldManager=bob");
+  CHECK(port_only.status == 200);
+}
+
 TEST_CASE("apply needs a field manager, apiVersion and kind, and refuses force elsewhere") {
   rg::sim::Server server;
   auto port = server.port();

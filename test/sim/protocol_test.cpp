@@ -160,6 +160,39 @@ TEST_CASE("merge, JSON and strategic merge patches") {
   CHECK(unknown.status == 415);
 }
 
+TEST_CASE("a body that is not UTF-8 is a 400, never stored") {
+  // Found by test/fuzz/sim_patch: a YAML patch with a key holding the byte 0x91 was stored as
+  // is, and every later GET and LIST of the object was malformed JSON.
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(call(port, "POST", kDeployments, deployment("web")).status == 201);
+  auto patched = call(port, "PATCH", kDeployments + "/web",
+                      "metadata:\n  labels:\n    s\x91"
+                      "c: x\n",
+                      {{"Content-Type", "application/merge-patch+json"}});
+  CHECK(patched.status == 400);
+  CHECK(str(patched.json().at("message")).find("not valid UTF-8 (byte 25)") != std::string::npos);
+  auto created = call(port, "POST", kDeployments,
+                      "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: \xff\n",
+                      {{"Content-Type", "application/yaml"}});
+  CHECK(created.status == 400);
+  // Valid UTF-8 that yaml-cpp turns into invalid UTF-8: NUL bytes (read as a UTF-32 stream)
+  // and an escaped lone surrogate. go-yaml refuses both too.
+  const std::string nul_bytes("\x11\0\0\0\x11\0\0\0]", 9);
+  auto controls = call(port, "PATCH", kDeployments + "/web", nul_bytes,
+                       {{"Content-Type", "application/merge-patch+json"}});
+  CHECK(controls.status == 400);
+  CHECK(str(controls.json().at("message")).find("control character 0x11 (byte 0)") !=
+        std::string::npos);
+  auto surrogate =
+      call(port, "PATCH", kDeployments + "/web", "metadata:\n  labels:\n    a: \"\\ud800\"\n",
+           {{"Content-Type", "application/merge-patch+json"}});
+  CHECK(surrogate.status == 400);
+  auto got = call(port, "GET", kDeployments + "/web");
+  REQUIRE(got.status == 200);
+  CHECK(got.json().at("metadata").as_object().if_contains("labels") == nullptr);
+}
+
 TEST_CASE("the scale subresource reads and writes spec.replicas as autoscaling/v1 Scale") {
   rg::sim::Server server;
   auto port = server.port();

@@ -5,6 +5,7 @@
 #include <boost/json.hpp>
 
 #include <string>
+#include <vector>
 
 #include "client/labels/label_selector.hpp"
 #include "client/labels/selector_error.hpp"
@@ -58,6 +59,20 @@ TEST_CASE("valid selectors and their canonical strings") {
   // Canonical strings parse back to the same selector.
   auto s = LabelSelector::parse("z=1,a in (y,x),!b");
   CHECK(LabelSelector::parse(s.to_string()) == s);
+}
+
+TEST_CASE("a set of only the empty value prints as one that parses back") {
+  // Found by test/fuzz/label_selector: `tier in (,,)` is the set {""}, which printed as
+  // `tier in ()`, the empty set, which does not parse. `(,)` is {""} again.
+  for (std::string_view input : {"tier in (,,)", "tier in (,)", "tier notin (,)"}) {
+    CAPTURE(input);
+    auto selector = LabelSelector::parse(input);
+    REQUIRE(selector.requirements().size() == 1);
+    CHECK(selector.requirements()[0].values == std::vector<std::string>{""});
+    CHECK(selector.to_string().ends_with(" (,)"));
+    CHECK(LabelSelector::parse(selector.to_string()) == selector);
+  }
+  CHECK(parse_error("tier in ()") != "parsed");
 }
 
 TEST_CASE("invalid selectors name the selector, the position and the problem") {

@@ -36,3 +36,18 @@ TEST_CASE("Time and MicroTime are formatted in UTC as the API server writes them
   CHECK(parse_rfc3339(format_time(t)) ==
         std::chrono::system_clock::time_point(std::chrono::seconds(1795964645)));
 }
+
+TEST_CASE("times WallTime cannot hold are clamped to its ends, not overflowed") {
+  // Found by test/fuzz/exec_credential: nanoseconds since 1970 overflowed 64 bits (undefined
+  // behaviour) for years outside 1678-2261.
+  CHECK(parse_rfc3339("3000-01-01T00:00:00Z") == WallTime::max());
+  CHECK(parse_rfc3339("9999-12-31T23:59:59.999+14:00") == WallTime::max());
+  CHECK(parse_rfc3339("1014-01-01T00:00:00-23:59") == WallTime::min());
+  CHECK(parse_rfc3339("0000-01-01T00:00:00Z") == WallTime::min());
+  // The ends format and parse back to themselves.
+  CHECK(parse_rfc3339(format_micro_time(WallTime::max())) == WallTime::max());
+  CHECK(parse_rfc3339(format_micro_time(WallTime::min())) == WallTime::min());
+  // Just inside the range nothing is clamped.
+  CHECK(format_time(*parse_rfc3339("2262-01-01T00:00:00Z")) == "2262-01-01T00:00:00Z");
+  CHECK(format_time(*parse_rfc3339("1678-01-01T00:00:00Z")) == "1678-01-01T00:00:00Z");
+}

@@ -216,6 +216,33 @@ TEST_CASE("invalid JSON is an error naming the event, and the decoder stays fail
   CHECK_THROWS_WITH_AS(decoder.finish(), expected.c_str(), DecodeError);
 }
 
+TEST_CASE("the events before a bad one are handed over whatever the chunking") {
+  // Found by test/fuzz/watch_decoder: when the bad event came in the same chunk as good ones,
+  // feed() threw them away with it; fed in smaller chunks, the same body yielded them.
+  const std::string body = R"({"type":"ADDED","object":{"metadata":{"name":"a"}}})"
+                           "\n"
+                           R"({"type":"MODIFIED","object":{"metadata":{"name":"a"}}})"
+                           "\n"
+                           R"({"type":"ADDED","object":{"metadata":[]}})";
+  for (std::size_t chunk : {body.size(), std::size_t{7}, std::size_t{1}}) {
+    CAPTURE(chunk);
+    WatchDecoder<Pod> decoder;
+    std::vector<WatchEvent<Pod>> events;
+    bool failed = false;
+    try {
+      for (std::size_t at = 0; at < body.size(); at += chunk) {
+        decoder.feed(std::string_view(body).substr(at, chunk), events);
+      }
+    } catch (const DecodeError&) {
+      failed = true;
+    }
+    CHECK(failed);
+    REQUIRE(events.size() == 2);
+    CHECK(events[1].type == WatchEventType::kModified);
+    CHECK(events[1].object->metadata.name == "a");
+  }
+}
+
 TEST_CASE("an event over the size cap is an error; one at the cap is accepted") {
   const std::string event = R"({"type":"ADDED","object":{"metadata":{"name":"abcdefgh"}}})";
   WatchDecoderOptions options;
