@@ -17,7 +17,7 @@ grace after it ends:
 - the operator restarted (SIGTERM, a new process);
 - the leader killed (SIGKILL), the standby taking over;
 - 60% of the nodes dying at once: a partition is likelier, so no surge -- and a SurgeSuppressed
-  Event says so.
+  Event and the replica_guard_surge_suppressed gauge say so.
 
   test/outcome/lying_signals_test.py BUILD_DIR
 """
@@ -25,7 +25,9 @@ import itertools
 import os
 import re
 import signal
+import socket
 import sys
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
@@ -48,10 +50,27 @@ class Scenarios:
         self.sim, self.api, self.harness, self.checks = sim, api, harness, checks
         self.flags = outcome.operator_flags(SCALE)
         self.numbers = itertools.count()
+        self.ports = {}  # operator name -> its metrics port
         self.names = [f"replica-guard-{next(self.numbers)}"]
-        self.operators = [sim.start_operator(self.names[0], *self.flags)]
+        self.operators = [self.start(self.names[0])]
         self.guarded = f"all-{outcome.SETUPS[-1]}"
         self.nodes = harness.groups["all"]
+
+    def start(self, name):
+        """replica-guard `name` with this scenario's flags, serving metrics on a free port."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.ports[name] = probe.getsockname()[1]
+        return self.sim.start_operator(name, *self.flags, "--metrics-bind-address",
+                                       f"127.0.0.1:{self.ports[name]}")
+
+    def gauge(self, name, metric):
+        """The value of an unlabelled gauge on operator `name`'s /metrics (None if absent)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.ports[name]}/metrics", timeout=10) as page:
+            for line in page.read().decode().splitlines():
+                if line.startswith(metric + " "):
+                    return float(line.split()[1])
+        return None
 
     def quiet(self, what, seconds=2 * GRACE + NOT_READY):
         """Checks that no surge comes within `seconds`."""
@@ -62,7 +81,7 @@ class Scenarios:
     def restart_operator(self, index, sig):
         stop(self.operators[index], sig)
         self.names[index] = f"replica-guard-{next(self.numbers)}"
-        self.operators[index] = self.sim.start_operator(self.names[index], *self.flags)
+        self.operators[index] = self.start(self.names[index])
 
     def post(self, path, body=None):
         return self.api.request("POST", path, body)
@@ -107,7 +126,7 @@ class Scenarios:
         stop(self.operators.pop(), signal.SIGTERM)
         self.flags = [*self.flags, *LEADER]
         self.names = [f"replica-guard-{next(self.numbers)}" for _ in range(2)]
-        self.operators = [self.sim.start_operator(name, *self.flags) for name in self.names]
+        self.operators = [self.start(name) for name in self.names]
         path = "/apis/coordination.k8s.io/v1/namespaces/default/leases/replica-guard"
 
         def leader():
@@ -137,6 +156,8 @@ class Scenarios:
         self.checks.check("and a SurgeSuppressed Event on the guarded Deployment", any(
             e.get("reason") == "SurgeSuppressed" and e["involvedObject"].get("name") == self.guarded for e in events),
             f"reasons: {sorted({e.get('reason') for e in events})}")
+        gauges = {name: self.gauge(name, "replica_guard_surge_suppressed") for name in self.names}
+        self.checks.check("and replica_guard_surge_suppressed is 1 on the leader", 1.0 in gauges.values(), str(gauges))
         for death in deaths:
             self.harness.revive(death)
 
