@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 
-# The kinds kube-sim stores, by (group, version) -> package in kubernetes/api.
+# The kinds kube-sim serves, by (group, version) -> package in kubernetes/api.
 API_PACKAGES = {
     ("", "v1"): "core/v1",
     ("apps", "v1"): "apps/v1",
@@ -32,6 +32,8 @@ API_PACKAGES = {
     ("policy", "v1"): "policy/v1",
     ("networking.k8s.io", "v1"): "networking/v1",
     ("rbac.authorization.k8s.io", "v1"): "rbac/v1",
+    ("authentication.k8s.io", "v1"): "authentication/v1",
+    ("authorization.k8s.io", "v1"): "authorization/v1",
 }
 ROOT_KINDS = {
     ("", "v1"): ["Namespace", "Node", "Pod", "Event", "ConfigMap", "Secret", "ServiceAccount",
@@ -46,6 +48,9 @@ ROOT_KINDS = {
     ("networking.k8s.io", "v1"): ["Ingress", "NetworkPolicy"],
     ("rbac.authorization.k8s.io", "v1"): ["Role", "ClusterRole", "RoleBinding",
                                           "ClusterRoleBinding"],
+    # Answered, never stored: the API server still encodes them from these types.
+    ("authentication.k8s.io", "v1"): ["TokenRequest", "SelfSubjectReview"],
+    ("authorization.k8s.io", "v1"): ["SelfSubjectAccessReview", "SelfSubjectRulesReview"],
 }
 
 # Types with their own MarshalJSON, by package/name -> (shape, what the zero value writes).

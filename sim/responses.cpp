@@ -4,6 +4,8 @@
 #include <boost/json.hpp>
 
 #include "sim/api_error.hpp"
+#include "sim/json_fields.hpp"
+#include "sim/wire_form.hpp"
 
 namespace rg::sim {
 namespace {
@@ -31,6 +33,16 @@ HttpResponse json_response(int code, std::string body) {
   response.headers = {{"Content-Type", "application/json"}, {"Cache-Control", "no-cache, private"}};
   response.body = std::move(body);
   return response;
+}
+
+HttpResponse object_response(int code, boost::json::object object) {
+  const auto api_version = string_at(object, "apiVersion");
+  const auto slash = api_version.find('/');
+  const auto* type = wire_type(slash == std::string::npos ? "" : api_version.substr(0, slash),
+                               api_version.substr(slash == std::string::npos ? 0 : slash + 1),
+                               string_at(object, "kind"));
+  if (type != nullptr) to_wire_form(*type, object);
+  return json_response(code, boost::json::serialize(object));
 }
 
 Negotiation negotiate(const HttpRequest& request) {

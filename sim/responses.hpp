@@ -2,6 +2,8 @@
 // negotiation (JSON, Table), and ChunkBuilder for streaming stored bytes without copying them.
 #pragma once
 
+#include <boost/json/object.hpp>
+
 #include <deque>
 #include <string>
 #include <string_view>
@@ -15,6 +17,9 @@ namespace rg::sim {
 
 HttpResponse status_response(const client::Status& status);
 HttpResponse json_response(int code, std::string body);
+/// An answer that is not a stored object (access reviews, TokenRequest): brought into its kind's
+/// wire form (sim/wire_form.hpp), as the API server encodes it from its Go type, then written.
+HttpResponse object_response(int code, boost::json::object object);
 
 /// What the client asked for in Accept.
 struct Negotiation {

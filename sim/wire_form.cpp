@@ -74,7 +74,8 @@ class Normalizer {
       Path path(*this, it->key());
       value(*field, it->value());
       if (omitted(*field, it->value())) {
-        note("empty, left out (omitempty)");
+        note(field->tag == Tag::kOmitZero ? "zero, left out (omitzero)"
+                                          : "empty, left out (omitempty)");
         it = object.stable_erase(it);
       } else {
         ++it;

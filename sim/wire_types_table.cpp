@@ -1655,6 +1655,94 @@ constexpr Field kFields[] = {
     {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
     {"roleRef", kStruct, kNone, 293},  // RoleRef RoleRef json:"roleRef"
     {"subjects", kSlice, kOmitEmpty, 292},  // Subjects []Subject json:"subjects,omitempty"
+    // authentication/v1.TokenRequest (authentication/v1/types.go)
+    {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
+    {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
+    {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
+    {"spec", kStruct, kNone, 296},  // Spec TokenRequestSpec json:"spec"
+    {"status", kStruct, kOmitEmpty, 298},  // Status TokenRequestStatus json:"status,omitempty"
+    // authentication/v1.TokenRequestSpec (authentication/v1/types.go)
+    {"audiences", kSlice, kNone, -1},  // Audiences []string json:"audiences"
+    {"boundObjectRef", kPointer, kNone, 297},  // BoundObjectRef *BoundObjectReference json:"boundObjectRef"
+    {"expirationSeconds", kPointer, kNone, -1},  // ExpirationSeconds *int64 json:"expirationSeconds"
+    // authentication/v1.BoundObjectReference (authentication/v1/types.go)
+    {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
+    {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
+    {"name", kString, kOmitEmpty, -1},  // Name string json:"name,omitempty"
+    {"uid", kString, kOmitEmpty, -1},  // UID types.UID json:"uid,omitempty"
+    // authentication/v1.TokenRequestStatus (authentication/v1/types.go)
+    {"expirationTimestamp", kTime, kNone, -1},  // ExpirationTimestamp metav1.Time json:"expirationTimestamp"
+    {"token", kString, kNone, -1},  // Token string json:"token"
+    // authentication/v1.SelfSubjectReview (authentication/v1/types.go)
+    {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
+    {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
+    {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
+    {"status", kStruct, kOmitEmpty, 300},  // Status SelfSubjectReviewStatus json:"status,omitempty"
+    // authentication/v1.SelfSubjectReviewStatus (authentication/v1/types.go)
+    {"userInfo", kStruct, kOmitEmpty, 301},  // UserInfo UserInfo json:"userInfo,omitempty"
+    // authentication/v1.UserInfo (authentication/v1/types.go)
+    {"extra", kMap, kOmitEmpty, -1},  // Extra map[string]ExtraValue json:"extra,omitempty"
+    {"groups", kSlice, kOmitEmpty, -1},  // Groups []string json:"groups,omitempty"
+    {"uid", kString, kOmitEmpty, -1},  // UID string json:"uid,omitempty"
+    {"username", kString, kOmitEmpty, -1},  // Username string json:"username,omitempty"
+    // authorization/v1.SelfSubjectAccessReview (authorization/v1/types.go)
+    {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
+    {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
+    {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
+    {"spec", kStruct, kNone, 303},  // Spec SelfSubjectAccessReviewSpec json:"spec"
+    {"status", kStruct, kOmitEmpty, 309},  // Status SubjectAccessReviewStatus json:"status,omitempty"
+    // authorization/v1.SelfSubjectAccessReviewSpec (authorization/v1/types.go)
+    {"nonResourceAttributes", kPointer, kOmitEmpty, 308},  // NonResourceAttributes *NonResourceAttributes json:"nonResourceAttributes,omitempty"
+    {"resourceAttributes", kPointer, kOmitEmpty, 304},  // ResourceAttributes *ResourceAttributes json:"resourceAttributes,omitempty"
+    // authorization/v1.ResourceAttributes (authorization/v1/types.go)
+    {"fieldSelector", kPointer, kOmitEmpty, 305},  // FieldSelector *FieldSelectorAttributes json:"fieldSelector,omitempty"
+    {"group", kString, kOmitEmpty, -1},  // Group string json:"group,omitempty"
+    {"labelSelector", kPointer, kOmitEmpty, 307},  // LabelSelector *LabelSelectorAttributes json:"labelSelector,omitempty"
+    {"name", kString, kOmitEmpty, -1},  // Name string json:"name,omitempty"
+    {"namespace", kString, kOmitEmpty, -1},  // Namespace string json:"namespace,omitempty"
+    {"resource", kString, kOmitEmpty, -1},  // Resource string json:"resource,omitempty"
+    {"subresource", kString, kOmitEmpty, -1},  // Subresource string json:"subresource,omitempty"
+    {"verb", kString, kOmitEmpty, -1},  // Verb string json:"verb,omitempty"
+    {"version", kString, kOmitEmpty, -1},  // Version string json:"version,omitempty"
+    // authorization/v1.FieldSelectorAttributes (authorization/v1/types.go)
+    {"rawSelector", kString, kOmitEmpty, -1},  // RawSelector string json:"rawSelector,omitempty"
+    {"requirements", kSlice, kOmitEmpty, 306},  // Requirements []metav1.FieldSelectorRequirement json:"requirements,omitempty"
+    // meta/v1.FieldSelectorRequirement (pkg/apis/meta/v1/types.go)
+    {"key", kString, kNone, -1},  // Key string json:"key"
+    {"operator", kString, kNone, -1},  // Operator FieldSelectorOperator json:"operator"
+    {"values", kSlice, kOmitEmpty, -1},  // Values []string json:"values,omitempty"
+    // authorization/v1.LabelSelectorAttributes (authorization/v1/types.go)
+    {"rawSelector", kString, kOmitEmpty, -1},  // RawSelector string json:"rawSelector,omitempty"
+    {"requirements", kSlice, kOmitEmpty, 64},  // Requirements []metav1.LabelSelectorRequirement json:"requirements,omitempty"
+    // authorization/v1.NonResourceAttributes (authorization/v1/types.go)
+    {"path", kString, kOmitEmpty, -1},  // Path string json:"path,omitempty"
+    {"verb", kString, kOmitEmpty, -1},  // Verb string json:"verb,omitempty"
+    // authorization/v1.SubjectAccessReviewStatus (authorization/v1/types.go)
+    {"allowed", kBool, kNone, -1},  // Allowed bool json:"allowed"
+    {"denied", kBool, kOmitEmpty, -1},  // Denied bool json:"denied,omitempty"
+    {"evaluationError", kString, kOmitEmpty, -1},  // EvaluationError string json:"evaluationError,omitempty"
+    {"reason", kString, kOmitEmpty, -1},  // Reason string json:"reason,omitempty"
+    // authorization/v1.SelfSubjectRulesReview (authorization/v1/types.go)
+    {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
+    {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
+    {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
+    {"spec", kStruct, kNone, 311},  // Spec SelfSubjectRulesReviewSpec json:"spec"
+    {"status", kStruct, kOmitEmpty, 312},  // Status SubjectRulesReviewStatus json:"status,omitempty"
+    // authorization/v1.SelfSubjectRulesReviewSpec (authorization/v1/types.go)
+    {"namespace", kString, kOmitEmpty, -1},  // Namespace string json:"namespace,omitempty"
+    // authorization/v1.SubjectRulesReviewStatus (authorization/v1/types.go)
+    {"evaluationError", kString, kOmitEmpty, -1},  // EvaluationError string json:"evaluationError,omitempty"
+    {"incomplete", kBool, kNone, -1},  // Incomplete bool json:"incomplete"
+    {"nonResourceRules", kSlice, kNone, 314},  // NonResourceRules []NonResourceRule json:"nonResourceRules"
+    {"resourceRules", kSlice, kNone, 313},  // ResourceRules []ResourceRule json:"resourceRules"
+    // authorization/v1.ResourceRule (authorization/v1/types.go)
+    {"apiGroups", kSlice, kOmitEmpty, -1},  // APIGroups []string json:"apiGroups,omitempty"
+    {"resourceNames", kSlice, kOmitEmpty, -1},  // ResourceNames []string json:"resourceNames,omitempty"
+    {"resources", kSlice, kOmitEmpty, -1},  // Resources []string json:"resources,omitempty"
+    {"verbs", kSlice, kNone, -1},  // Verbs []string json:"verbs"
+    // authorization/v1.NonResourceRule (authorization/v1/types.go)
+    {"nonResourceURLs", kSlice, kOmitEmpty, -1},  // NonResourceURLs []string json:"nonResourceURLs,omitempty"
+    {"verbs", kSlice, kNone, -1},  // Verbs []string json:"verbs"
 };
 
 }  // namespace
@@ -1955,6 +2043,26 @@ constexpr Type kTypes[] = {
     {"rbac/v1.Subject", {kFields + 1337, 4}},
     {"rbac/v1.RoleRef", {kFields + 1341, 3}},
     {"rbac/v1.ClusterRoleBinding", {kFields + 1344, 5}},
+    {"authentication/v1.TokenRequest", {kFields + 1349, 5}},
+    {"authentication/v1.TokenRequestSpec", {kFields + 1354, 3}},
+    {"authentication/v1.BoundObjectReference", {kFields + 1357, 4}},
+    {"authentication/v1.TokenRequestStatus", {kFields + 1361, 2}},
+    {"authentication/v1.SelfSubjectReview", {kFields + 1363, 4}},
+    {"authentication/v1.SelfSubjectReviewStatus", {kFields + 1367, 1}},
+    {"authentication/v1.UserInfo", {kFields + 1368, 4}},
+    {"authorization/v1.SelfSubjectAccessReview", {kFields + 1372, 5}},
+    {"authorization/v1.SelfSubjectAccessReviewSpec", {kFields + 1377, 2}},
+    {"authorization/v1.ResourceAttributes", {kFields + 1379, 9}},
+    {"authorization/v1.FieldSelectorAttributes", {kFields + 1388, 2}},
+    {"meta/v1.FieldSelectorRequirement", {kFields + 1390, 3}},
+    {"authorization/v1.LabelSelectorAttributes", {kFields + 1393, 2}},
+    {"authorization/v1.NonResourceAttributes", {kFields + 1395, 2}},
+    {"authorization/v1.SubjectAccessReviewStatus", {kFields + 1397, 4}},
+    {"authorization/v1.SelfSubjectRulesReview", {kFields + 1401, 5}},
+    {"authorization/v1.SelfSubjectRulesReviewSpec", {kFields + 1406, 1}},
+    {"authorization/v1.SubjectRulesReviewStatus", {kFields + 1407, 4}},
+    {"authorization/v1.ResourceRule", {kFields + 1411, 4}},
+    {"authorization/v1.NonResourceRule", {kFields + 1415, 2}},
 };
 
 constexpr Root kRoots[] = {
@@ -1987,6 +2095,10 @@ constexpr Root kRoots[] = {
     {"rbac.authorization.k8s.io", "v1", "ClusterRole", 289},
     {"rbac.authorization.k8s.io", "v1", "RoleBinding", 291},
     {"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", 294},
+    {"authentication.k8s.io", "v1", "TokenRequest", 295},
+    {"authentication.k8s.io", "v1", "SelfSubjectReview", 299},
+    {"authorization.k8s.io", "v1", "SelfSubjectAccessReview", 302},
+    {"authorization.k8s.io", "v1", "SelfSubjectRulesReview", 310},
 };
 
 // Constant-initialised: usable from any static initialiser.

@@ -15,12 +15,6 @@ namespace {
 
 namespace json = boost::json;
 
-json::object created_metadata() {
-  json::object metadata;
-  metadata["creationTimestamp"] = nullptr;
-  return metadata;
-}
-
 /// Copies the non-empty string lists `keys` of `rule` (a ResourceRule or NonResourceRule).
 json::object rule_info(const json::object& rule, std::initializer_list<std::string_view> keys) {
   json::object info;
@@ -75,10 +69,10 @@ HttpResponse serve_self_subject_rules_review(const HttpRequest& request, const U
   }
   json::object response{{"kind", "SelfSubjectRulesReview"},
                         {"apiVersion", "authorization.k8s.io/v1"},
-                        {"metadata", created_metadata()},
+                        {"metadata", json::object()},
                         {"spec", std::move(spec)},
                         {"status", std::move(status)}};
-  return json_response(201, json::serialize(response));
+  return object_response(201, std::move(response));
 }
 
 HttpResponse serve_self_subject_access_review(const HttpRequest& request, const UserInfo& user,
@@ -115,10 +109,10 @@ HttpResponse serve_self_subject_access_review(const HttpRequest& request, const 
   if (!decision.reason.empty()) status["reason"] = decision.reason;
   json::object response{{"kind", "SelfSubjectAccessReview"},
                         {"apiVersion", "authorization.k8s.io/v1"},
-                        {"metadata", created_metadata()},
+                        {"metadata", json::object()},
                         {"spec", std::move(spec)},
                         {"status", std::move(status)}};
-  return json_response(201, json::serialize(response));
+  return object_response(201, std::move(response));
 }
 
 HttpResponse serve_self_subject_review(const HttpRequest& request, const UserInfo& user) {
@@ -136,9 +130,9 @@ HttpResponse serve_self_subject_review(const HttpRequest& request, const UserInf
   }
   json::object response{{"kind", "SelfSubjectReview"},
                         {"apiVersion", "authentication.k8s.io/v1"},
-                        {"metadata", created_metadata()},
+                        {"metadata", json::object()},
                         {"status", json::object{{"userInfo", std::move(info)}}}};
-  return json_response(201, json::serialize(response));
+  return object_response(201, std::move(response));
 }
 
 }  // namespace rg::sim::auth

@@ -151,7 +151,7 @@ HttpResponse TokenRequests::serve(const HttpRequest& request, std::string_view n
       {"spec", std::move(out_spec)},
       {"status", json::object{{"token", token.token},
                               {"expirationTimestamp", client::format_time(token.expires)}}}};
-  return json_response(201, json::serialize(response));
+  return object_response(201, std::move(response));
 }
 
 }  // namespace rg::sim::auth

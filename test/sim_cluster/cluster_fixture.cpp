@@ -57,8 +57,9 @@ ClusterFixture::~ClusterFixture() {
   CHECK_MESSAGE(finished_, "Cluster::run() did not end promptly on cancellation");
   // Whoever wrote them (the controllers, the registry), stored objects are in the wire form.
   for (const auto& type : ResourceTable::builtin().types()) {
-    if (type.storage != nullptr) continue;  // stored as another version
-    for (const auto& item : store.list(type, "")->items)
+    if (type.storage != nullptr) continue;      // stored as another version
+    const auto objects = store.list(type, "");  // held: the loop ranges over its items
+    for (const auto& item : objects->items)
       for (const auto& violation : wire_form_violations(item->parse()))
         FAIL_CHECK("stored " << type.kind << " " << item->key()
                              << " not in the wire form: " << violation);
