@@ -38,11 +38,10 @@ std::vector<std::string> deployments_for_pod(const CacheView<Deployment>& deploy
 }
 
 std::vector<std::string> deployments_for_node(const CacheView<Deployment>& deployments,
-                                              const CacheView<Pod>& pods,
-                                              std::string_view node_name) {
+                                              const CacheView<Pod>& pods, std::string_view node) {
   std::vector<std::string> keys;
   std::unordered_set<std::string> seen;  // a node holds many pods of one Deployment
-  for (const auto& pod : pods.by_index(kPodsByNodeIndex, node_name)) {
+  for (const auto& pod : pods.by_index(kPodsByNodeIndex, node)) {
     for (auto& key : deployments_for_pod(deployments, *pod)) {
       if (seen.insert(key).second) keys.push_back(std::move(key));
     }
@@ -64,7 +63,7 @@ bool conditions_changed(const Node& before, const Node& after) {
 
 }  // namespace
 
-void register_event_handlers(const WatchedInformers& informers, Enqueue enqueue) {
+void register_event_handlers(const WatchedInformers& informers, const Enqueue& enqueue) {
   for (auto* each : informers.deployments) {
     each->add_event_handler(
         "replica-guard",

@@ -38,10 +38,10 @@ CacheView<T> view_of(const Informers<T>& informers) {
 std::vector<std::string> deployments_for_pod(const CacheView<client::Deployment>& deployments,
                                              const client::Pod& pod);
 
-/// The same for every pod on `node_name`, each key once. `pods` carries pod_indexers().
+/// The same for every pod on `node`, each key once. `pods` carries pod_indexers().
 std::vector<std::string> deployments_for_node(const CacheView<client::Deployment>& deployments,
                                               const CacheView<client::Pod>& pods,
-                                              std::string_view node_name);
+                                              std::string_view node);
 
 /// The informers whose events reach the workqueue.
 struct WatchedInformers {
@@ -60,6 +60,6 @@ using Enqueue = std::function<void(const std::string& key)>;
 /// Registers the "replica-guard" handler on each informer. Initial-list adds of Pods, Nodes and
 /// HPAs enqueue nothing: every Deployment is queued when a term starts. Leases and Nodes are
 /// recorded in `informers.node_health`.
-void register_event_handlers(const WatchedInformers& informers, Enqueue enqueue);
+void register_event_handlers(const WatchedInformers& informers, const Enqueue& enqueue);
 
 }  // namespace rg::op

@@ -71,25 +71,25 @@ class SuspectNodeDetector {
 
   const SuspectNodeConfig& config() const { return config_; }
 
-  /// The Lease of `node` was seen (listed, added or updated) holding `renew_time`. Returns the
+  /// The Lease of node `name` was seen (listed, added or updated) holding `renew_time`. Returns the
   /// gap since the previous observed renewal when the renewTime changed after one.
-  std::optional<Duration> lease_seen(std::string_view node, std::string_view renew_time,
+  std::optional<Duration> lease_seen(std::string_view name, std::string_view renew_time,
                                      TimePoint now);
-  void lease_deleted(std::string_view node, TimePoint now);
+  void lease_deleted(std::string_view name, TimePoint now);
 
   /// The Node was seen. `ready`: its Ready condition is True. `heartbeat`: that condition's
   /// lastHeartbeatTime; a change of it while the status is not Unknown (Unknown is the node
   /// lifecycle controller's, not the kubelet's) proves the node alive.
-  void node_seen(std::string_view node, bool ready, std::string_view heartbeat,
+  void node_seen(std::string_view name, bool ready, std::string_view heartbeat,
                  std::string_view ready_status, TimePoint now);
-  void node_deleted(std::string_view node, TimePoint now);
+  void node_deleted(std::string_view name, TimePoint now);
 
   /// The Lease informer (re)listed, or the operator gained leadership: nobody's silence counts
   /// from before `now`.
   void observing_from(TimePoint now);
 
   /// The node's standing at `now` (never earlier than the last call's time).
-  NodeHealth health(std::string_view node, TimePoint now);
+  NodeHealth health(std::string_view name, TimePoint now);
 
   /// The suspect nodes at `now`, sorted by name.
   std::vector<std::string> suspects(TimePoint now);

@@ -3,8 +3,8 @@
 // node lifecycle controller slowed down, so that what the Lease alone achieves is visible: a
 // stopped kubelet is seen from its Lease and its Deployment surged while the node still says
 // Ready, and undone once it renews again. And the lying signals: an operator cut off from the
-// API server (every request stalled), watches dropped and requests failing, an operator restart,
-// most nodes silent at once -- none may surge anything.
+// API server (every request stalled: an operator-only partition), watches dropped and requests
+// failing, an operator restart, a leader failover, most nodes silent at once -- none may surge.
 #include <doctest/doctest.h>
 
 #include "test/operator_e2e/operator_fixture.hpp"
@@ -120,6 +120,35 @@ TEST_CASE("lying signals surge nothing") {
     op = &f.start_operator(options);
     CHECK(never_surged(f, "web", 10, std::chrono::seconds(6)));
   }
+  CHECK_FALSE(f.has_event("web", "ScaledUpForStrandedPods"));
+}
+
+TEST_CASE("a leader failover surges nothing: the new leader trusts no silence it did not lead") {
+  OperatorFixture f(5, lease_cluster_options(std::chrono::minutes(1)));
+  Options options = lease_options();
+  options.max_unhealthy_node_fraction = 1.0;
+  options.leader_elect = true;
+  options.leader_election_namespace = "default";
+  options.leader_elect_lease_duration = "1s";
+  options.leader_elect_renew_deadline = "600ms";
+  options.leader_elect_retry_period = "100ms";
+  auto& first = f.start_operator(options);
+  auto& second = f.start_operator(options);
+  const auto holder = [&] {
+    const auto lease = f.cluster.get("coordination.k8s.io", "leases", "default", "replica-guard");
+    const auto* spec = lease.if_contains("spec");
+    const auto* identity =
+        spec != nullptr ? spec->as_object().if_contains("holderIdentity") : nullptr;
+    return identity != nullptr && identity->is_string() ? std::string(identity->as_string())
+                                                        : std::string();
+  };
+  REQUIRE(f.run_until([&] { return !holder().empty(); }));
+  const std::string leader = holder();
+  guard_and_settle(f, "web", 10, {{"replica-guard.io/max-surge", "100%"}});
+  CHECK(never_surged(f, "web", 10, std::chrono::seconds(3)));
+  f.stop_operator(first.manager->identity() == leader ? first : second);
+  CHECK(f.run_until([&] { return !holder().empty() && holder() != leader; }));
+  CHECK(never_surged(f, "web", 10, std::chrono::seconds(5)));
   CHECK_FALSE(f.has_event("web", "ScaledUpForStrandedPods"));
 }
 
