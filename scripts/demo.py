@@ -18,7 +18,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import outcome  # noqa: E402
 from kube_api import KubeApi  # noqa: E402
-from kube_sim_session import KubeSim  # noqa: E402
+from kube_sim_session import KubeSim, condition  # noqa: E402
 
 START = time.monotonic()
 NODES = 4
@@ -43,7 +43,7 @@ class Narrator:
 
     def step(self):
         node = self.api.get(f"/api/v1/nodes/{self.death.victim}")
-        ready = next((c["status"] for c in node["status"].get("conditions", []) if c["type"] == "Ready"), "")
+        ready = condition(node, "Ready")
         if ready != self.node_ready:
             self.node_ready = ready
             say(f"{self.death.victim} is Ready={ready} now" +
@@ -90,7 +90,7 @@ def main():
         say(f"starting replica-guard ({' '.join(flags)})")
         sim.start_operator("replica-guard", *flags)
         api = KubeApi(sim.kubectl, sim.kubeconfig, sim.work)
-        harness = outcome.Outcome(sim, api, scale, nodes_per_group=NODES)
+        harness = outcome.Outcome(api, scale, nodes_per_group=NODES)
         try:
             say("creating web-defaults, web-toleration-30, web-toleration-0 and web-replica-guard "
                 f"(opted in), {NODES} replicas each, one pod on every node")

@@ -25,6 +25,7 @@ import threading
 import time
 
 from kube_api import ApiError
+from kube_sim_session import condition
 
 SETUPS = ("defaults", "toleration-30", "toleration-0", "replica-guard")
 GROUP_LABEL = "outcome.replica-guard.io/group"
@@ -64,11 +65,6 @@ def deployment(group, setup, replicas):
                      "template": {"metadata": {"labels": labels}, "spec": pod_spec}}}
 
 
-def ready(obj):
-    return any(c.get("type") == "Ready" and c.get("status") == "True"
-               for c in obj.get("status", {}).get("conditions", []))
-
-
 class Pod:
     __slots__ = ("group", "setup", "node", "ready", "terminating")
 
@@ -76,7 +72,7 @@ class Pod:
         labels = obj["metadata"].get("labels", {})
         self.group, self.setup = labels.get(GROUP_LABEL), labels.get(SETUP_LABEL)
         self.node = obj.get("spec", {}).get("nodeName", "")
-        self.ready = ready(obj)
+        self.ready = condition(obj, "Ready") == "True"
         self.terminating = "deletionTimestamp" in obj["metadata"]
 
 
@@ -106,13 +102,13 @@ class Death:
 
 
 class Outcome:
-    """Groups of nodes and Deployments in a running kube-sim (a kube_sim_session.KubeSim with a
-    replica-guard against it), deaths, and the watches that time them: Pods for the deaths'
+    """Groups of nodes and Deployments in a running kube-sim (reached through `api`, a KubeApi;
+    replica-guard runs against it), deaths, and the watches that time them: Pods for the deaths'
     figures, Deployments for every surge (a guarded Deployment's spec.replicas above its desired
     count) and its time."""
 
-    def __init__(self, sim, api, time_scale, nodes_per_group=NODES_PER_GROUP, setups=SETUPS):
-        self.sim, self.api, self.scale = sim, api, time_scale
+    def __init__(self, api, time_scale, nodes_per_group=NODES_PER_GROUP, setups=SETUPS):
+        self.api, self.scale = api, time_scale
         self.nodes_per_group, self.setups = nodes_per_group, setups
         self.lock = threading.Condition()
         self.pods = {}       # namespace/name -> Pod

@@ -26,7 +26,7 @@ def run(build_dir, deaths, scale, operator_args=(), say=print):
     with KubeSim(build_dir, "--nodes", str(deaths * per), "--time-scale", str(scale)) as sim:
         sim.start_operator("replica-guard", *outcome.operator_flags(scale), *operator_args)
         api = KubeApi(sim.kubectl, sim.kubeconfig, sim.work)
-        harness = outcome.Outcome(sim, api, scale, nodes_per_group=per)
+        harness = outcome.Outcome(api, scale, nodes_per_group=per)
         try:
             harness.prepare(deaths, outcome.node_names(api))
             say(f"{deaths} groups of {per} nodes ready after {time.monotonic() - start:.0f}s")

@@ -167,7 +167,7 @@ def main():
     checks = Checks("lying_signals")
     with KubeSim(sys.argv[1], "--nodes", str(NODES), "--time-scale", str(SCALE)) as sim:
         api = KubeApi(sim.kubectl, sim.kubeconfig, sim.work)
-        harness = outcome.Outcome(sim, api, SCALE, nodes_per_group=NODES, setups=outcome.SETUPS[-1:])
+        harness = outcome.Outcome(api, SCALE, nodes_per_group=NODES, setups=outcome.SETUPS[-1:])
         try:
             harness.prepare(["all"], outcome.node_names(api))
             scenarios = Scenarios(sim, api, harness, checks)
