@@ -439,15 +439,20 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
   }
   auto deleted = store_.remove(stored, namespace_, name, check);
   if (apply::is_definition(type)) sync_definition(*deleted, true);
-  if (options.propagation_policy != "Orphan") cascade(deleted);
+  if (options.propagation_policy == "Orphan")
+    orphan(deleted);
+  else
+    cascade(deleted);
   if (type.group.empty() && type.resource == "serviceaccounts" && name == kDefaultServiceAccount)
     ensure_default_service_account(*this, namespace_);
   return {in_version(type, deleted), true};
 }
 
-void Registry::cascade(const ObjectPtr& owner) {
-  // The garbage collector's job, done at once: delete what the owner owned. Only the kinds
-  // that own objects in a cluster are followed, and only the kinds they own are scanned.
+void Registry::for_each_dependent(
+    const ObjectPtr& owner,
+    const std::function<void(const ResourceType&, const ObjectPtr&)>& visit) {
+  // The garbage collector's graph, walked at once: only the kinds that own objects in a cluster
+  // are followed, and only the kinds they own are scanned.
   static const std::vector<std::string_view> kOwners = {
       "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "nodes"};
   static const std::vector<std::string_view> kOwned = {"replicasets", "pods", "jobs", "leases"};
@@ -464,15 +469,47 @@ void Registry::cascade(const ObjectPtr& owner) {
         if (refs->is_array())
           for (const auto& ref : refs->get_array())
             if (ref.is_object() && string_at(ref.get_object(), "uid") == owner->uid) owned = true;
-      if (!owned) continue;
-      try {
-        auto gone = store_.remove(type, item->namespace_, item->name);
-        cascade(gone);
-      } catch (const ApiError&) {
-        // Deleted concurrently.
-      }
+      if (owned) visit(type, item);
     }
   }
+}
+
+void Registry::cascade(const ObjectPtr& owner) {
+  // Background/Foreground propagation: the garbage collector deletes what the owner owned.
+  for_each_dependent(owner, [&](const ResourceType& type, const ObjectPtr& item) {
+    try {
+      auto gone = store_.remove(type, item->namespace_, item->name);
+      cascade(gone);
+    } catch (const ApiError&) {
+      // Deleted concurrently.
+    }
+  });
+}
+
+void Registry::orphan(const ObjectPtr& owner) {
+  // Orphan propagation: the garbage collector's orphan finalizer removes the owner's
+  // ownerReference from every dependent (pkg/controller/garbagecollector
+  // orphanDependents), which then stays.
+  for_each_dependent(owner, [&](const ResourceType& type, const ObjectPtr& item) {
+    try {
+      store_.update(type, item->namespace_, item->name,
+                    [&](const StoredObject&, json::object object) {
+                      auto& metadata = object_at(object, "metadata");
+                      auto& refs = metadata.at("ownerReferences").as_array();
+                      refs.erase(std::remove_if(refs.begin(), refs.end(),
+                                                [&](const json::value& ref) {
+                                                  return ref.is_object() &&
+                                                         string_at(ref.get_object(), "uid") ==
+                                                             owner->uid;
+                                                }),
+                                 refs.end());
+                      if (refs.empty()) metadata.erase("ownerReferences");
+                      return object;
+                    });
+    } catch (const ApiError&) {
+      // Deleted concurrently.
+    }
+  });
 }
 
 void Registry::bind(std::string_view namespace_, std::string_view pod,

@@ -127,7 +127,11 @@ class Registry {
   /// Name, namespace, defaults, status reset and validation of a new object.
   void prepare_create(const ResourceType& type, std::string_view namespace_,
                       boost::json::object& object);
+  /// Calls `visit` with every object whose ownerReferences name `owner`.
+  void for_each_dependent(const ObjectPtr& owner,
+                          const std::function<void(const ResourceType&, const ObjectPtr&)>& visit);
   void cascade(const ObjectPtr& owner);
+  void orphan(const ObjectPtr& owner);
   /// After a CustomResourceDefinition was written or deleted: serve its types, and delete the
   /// objects of types it no longer serves.
   void sync_definition(const StoredObject& definition, bool deleted);
