@@ -7,7 +7,9 @@
 #                               buildah and skopeo (Debian's, without the recommended OCI
 #                               runtime: the image test runs them with chroot isolation),
 #                               clang-format for scripts/lint.sh, and the official Python
-#                               client (python3-kubernetes) for the real-client tests
+#                               client (python3-kubernetes) and JavaScript client
+#                               (@kubernetes/client-node, pinned, into .tools/node) for the
+#                               real-client tests
 #   scripts/setup.sh --fuzz     also clang 14 and its libFuzzer runtime (the fuzz build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -67,4 +69,15 @@ if (( want_tools )) && [[ ! -x .tools/bin/promtool ]]; then
   install -m 0755 "$deb_dir/root/usr/bin/promtool" .tools/bin/promtool
   install -m 0755 "$deb_dir/root/usr/bin/prometheus" .tools/bin/prometheus
   rm -rf "$deb_dir"
+fi
+
+# The official JavaScript client for test/clients, pinned: 1.4.0 is the newest release that runs on
+# Node.js 20 (2.x depends on undici 8, which needs Node.js >= 22.19).
+client_node_version=1.4.0
+if (( want_tools )) && ! grep -qs "\"version\": \"$client_node_version\"" \
+    .tools/node/node_modules/@kubernetes/client-node/package.json; then
+  echo "setup.sh: installing @kubernetes/client-node $client_node_version into .tools/node"
+  mkdir -p .tools/node
+  npm install --silent --no-audit --no-fund --prefix .tools/node \
+    "@kubernetes/client-node@$client_node_version" >/dev/null
 fi
