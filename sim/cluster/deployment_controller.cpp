@@ -5,9 +5,11 @@
 #include <boost/json/value.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/cluster/int_or_percent.hpp"
 #include "sim/cluster/json_fields.hpp"
 #include "sim/cluster/pod_template_hash.hpp"
 
@@ -16,21 +18,12 @@ namespace json = boost::json;
 namespace {
 
 constexpr std::string_view kRevision = "deployment.kubernetes.io/revision";
+constexpr std::string_view kRevisionHistory = "deployment.kubernetes.io/revision-history";
 constexpr std::string_view kHashLabel = "pod-template-hash";
 
+// maxSurge/maxUnavailable, 25% when absent (the apps/v1 defaults).
 std::int64_t resolve(const json::value& value, std::int64_t total, bool round_up) {
-  json::value effective = value.is_null() ? json::value("25%") : value;
-  if (effective.is_int64()) return effective.get_int64();
-  if (effective.is_string()) {
-    std::string text(effective.get_string());
-    if (!text.empty() && text.back() == '%') {
-      const double percent = std::stod(text.substr(0, text.size() - 1));
-      const double scaled = percent * static_cast<double>(total) / 100.0;
-      return static_cast<std::int64_t>(round_up ? std::ceil(scaled) : std::floor(scaled));
-    }
-    return std::stoll(text);
-  }
-  throw std::invalid_argument("maxSurge/maxUnavailable must be an integer or a percentage");
+  return scaled_value(value.is_null() ? json::value("25%") : value, total, round_up);
 }
 
 // The template without the pod-template-hash label: what "the same template" compares.
@@ -68,6 +61,26 @@ RolloutBudget rollout_budget(const DeploymentView& deployment) {
   return budget;
 }
 
+// The Deployment's annotations its ReplicaSets carry too (kubernetes.io/change-cause, read by
+// `kubectl rollout history`), as copyDeploymentAnnotationsToReplicaSet in
+// pkg/controller/deployment/util/deployment_util.go: all but its own bookkeeping. Returns whether
+// `rs_annotations` changed.
+bool copy_deployment_annotations(const json::object& deployment, json::object& rs_annotations) {
+  static constexpr std::array<std::string_view, 6> kSkipped = {
+      "kubectl.kubernetes.io/last-applied-configuration", kRevision, kRevisionHistory,
+      "deployment.kubernetes.io/desired-replicas", "deployment.kubernetes.io/max-replicas",
+      "deprecated.deployment.rollback.to"};
+  bool changed = false;
+  for (const auto& [key, value] : deployment) {
+    if (std::find(kSkipped.begin(), kSkipped.end(), key) != kSkipped.end()) continue;
+    const auto* current = rs_annotations.if_contains(key);
+    if (current != nullptr && *current == value) continue;
+    rs_annotations[key] = value;
+    changed = true;
+  }
+  return changed;
+}
+
 json::object new_replica_set(const DeploymentView& deployment, std::int64_t replicas,
                              std::int64_t revision) {
   const auto& d = *deployment.object;
@@ -79,6 +92,12 @@ json::object new_replica_set(const DeploymentView& deployment, std::int64_t repl
   object_at(selector, "matchLabels")[kHashLabel] = hash;
   json::object labels = object_at(object_at(pod_template, "metadata"), "labels");
   const auto budget = rollout_budget(deployment);
+  json::object annotations{
+      {"deployment.kubernetes.io/desired-replicas", std::to_string(deployment.replicas)},
+      {"deployment.kubernetes.io/max-replicas",
+       std::to_string(deployment.replicas + budget.max_surge)},
+      {kRevision, std::to_string(revision)}};
+  copy_deployment_annotations(deployment.annotations, annotations);
   return json::object{
       {"apiVersion", "apps/v1"},
       {"kind", "ReplicaSet"},
@@ -88,11 +107,7 @@ json::object new_replica_set(const DeploymentView& deployment, std::int64_t repl
            {"namespace", d.namespace_},
            {"generation", 1},
            {"labels", std::move(labels)},
-           {"annotations", json::object{{"deployment.kubernetes.io/desired-replicas",
-                                         std::to_string(deployment.replicas)},
-                                        {"deployment.kubernetes.io/max-replicas",
-                                         std::to_string(deployment.replicas + budget.max_surge)},
-                                        {kRevision, std::to_string(revision)}}},
+           {"annotations", std::move(annotations)},
            {"ownerReferences", json::array{json::object{{"apiVersion", "apps/v1"},
                                                         {"kind", "Deployment"},
                                                         {"name", d.name},
@@ -146,13 +161,14 @@ void DeploymentController::sync(const std::string& key) {
   const std::string identity = template_identity(deployment->template_);
   ReplicaSetPtr new_rs;
   std::vector<ReplicaSetPtr> old;
-  std::int64_t max_revision = 0;
+  std::int64_t max_old_revision = 0;
   for (auto& rs : owned_replica_sets(*deployment)) {
-    max_revision = std::max(max_revision, rs->revision);
-    if (!new_rs && template_identity(rs->template_) == identity)
+    if (!new_rs && template_identity(rs->template_) == identity) {
       new_rs = std::move(rs);
-    else
+    } else {
+      max_old_revision = std::max(max_old_revision, rs->revision);
       old.push_back(std::move(rs));
+    }
   }
   const std::int64_t desired = deployment->replicas;
   bool created = false;
@@ -178,8 +194,10 @@ void DeploymentController::sync(const std::string& key) {
         initial = std::clamp(desired + rollout_budget(*deployment).max_surge - total,
                              std::int64_t{0}, desired);
       }
-      new_rs = create_replica_set(*deployment, initial, max_revision + 1);
+      new_rs = create_replica_set(*deployment, initial, max_old_revision + 1);
       created = true;
+    } else {
+      new_rs = update_new_replica_set(*deployment, new_rs, max_old_revision + 1);
     }
     roll(*deployment, *new_rs, old);
   }
@@ -265,6 +283,41 @@ DeploymentController::ReplicaSetPtr DeploymentController::create_replica_set(
   }
   context_.caches.replica_sets.observe(stored);
   return context_.caches.replica_sets.get(stored->key());
+}
+
+DeploymentController::ReplicaSetPtr DeploymentController::update_new_replica_set(
+    const DeploymentView& deployment, const ReplicaSetPtr& replica_set,
+    std::int64_t new_revision) {
+  // As SetNewReplicaSetAnnotations (pkg/controller/deployment/util/deployment_util.go): the
+  // Deployment's annotations are copied; an old template back (`kubectl rollout undo`) makes its
+  // ReplicaSet the newest revision, the revision it had joining revision-history.
+  json::object wanted = replica_set->annotations;
+  const bool copied = copy_deployment_annotations(deployment.annotations, wanted);
+  if (!copied && replica_set->revision >= new_revision) return replica_set;
+  const auto& rs = *replica_set->object;
+  auto updated = context_.store.update(
+      context_.types.replica_sets, rs.namespace_, rs.name,
+      [&](const StoredObject&, json::object object) {
+        auto& annotations = object_at(object_at(object, "metadata"), "annotations");
+        copy_deployment_annotations(deployment.annotations, annotations);
+        const std::string old_revision = string_at(annotations, kRevision);
+        std::int64_t old = 0;
+        try {
+          old = std::stoll(old_revision);
+        } catch (const std::exception&) {
+        }
+        if (old < new_revision) {
+          if (!old_revision.empty()) {
+            const std::string history = string_at(annotations, kRevisionHistory);
+            annotations[kRevisionHistory] =
+                history.empty() ? old_revision : history + "," + old_revision;
+          }
+          annotations[kRevision] = std::to_string(new_revision);
+        }
+        return object;
+      });
+  context_.caches.replica_sets.observe(updated);
+  return context_.caches.replica_sets.get(updated->key());
 }
 
 void DeploymentController::scale(const ReplicaSetView& replica_set, std::int64_t replicas,

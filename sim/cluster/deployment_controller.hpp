@@ -40,6 +40,10 @@ class DeploymentController {
   using ReplicaSetPtr = Informer<ReplicaSetView>::ViewPtr;
   void sync(const std::string& key);
   std::vector<ReplicaSetPtr> owned_replica_sets(const DeploymentView& deployment) const;
+  /// The Deployment's annotations on its current ReplicaSet, and revision `new_revision` at
+  /// least (the one it had kept in revision-history); written only when something changes.
+  ReplicaSetPtr update_new_replica_set(const DeploymentView& deployment,
+                                       const ReplicaSetPtr& replica_set, std::int64_t new_revision);
   ReplicaSetPtr create_replica_set(const DeploymentView& deployment, std::int64_t replicas,
                                    std::int64_t revision);
   void scale(const ReplicaSetView& replica_set, std::int64_t replicas,

@@ -142,6 +142,7 @@ ReplicaSetView ReplicaSetView::from(ObjectPtr object) {
   } catch (const std::exception&) {
     view.revision = 0;
   }
+  view.annotations = annotations;
   view.replicas = int_at(spec, "replicas", 1);
   const auto* selector = spec.if_contains("selector");
   view.selector = selector != nullptr ? client::LabelSelector::from_json(*selector)
@@ -173,6 +174,7 @@ DeploymentView DeploymentView::from(ObjectPtr object) {
   view.selector = member(spec, "selector");
   view.template_ = member(spec, "template");
   view.collision_count = int_at(member(deployment, "status"), "collisionCount");
+  view.annotations = member(metadata, "annotations");
   view.object = std::move(object);
   return view;
 }

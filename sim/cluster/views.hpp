@@ -91,6 +91,7 @@ struct ReplicaSetView {
   std::optional<ControllerRef> controller;
   boost::json::object template_;  ///< spec.template
   std::int64_t revision = 0;      ///< annotation deployment.kubernetes.io/revision
+  boost::json::object annotations;  ///< metadata.annotations
   std::int64_t status_replicas = 0;
   std::int64_t ready_replicas = 0;
   std::int64_t available_replicas = 0;
@@ -110,6 +111,7 @@ struct DeploymentView {
   boost::json::object selector;        ///< spec.selector as written
   boost::json::object template_;       ///< spec.template
   std::int64_t collision_count = 0;
+  boost::json::object annotations;  ///< metadata.annotations
 
   static DeploymentView from(ObjectPtr object);
 };
