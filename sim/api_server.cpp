@@ -10,6 +10,7 @@
 #include "sim/api_error.hpp"
 #include "sim/apply/field_validation.hpp"
 #include "sim/body.hpp"
+#include "sim/eviction.hpp"
 #include "sim/list_options.hpp"
 #include "sim/object_encoder.hpp"
 #include "sim/patch.hpp"
@@ -65,24 +66,7 @@ void read_delete_options_body(const HttpRequest& request, DeleteOptions& options
   auto value = decode_body(request);
   if (!value.is_object())
     throw errors::bad_request("the request body must be a DeleteOptions object");
-  const auto& body = value.get_object();
-  if (const auto* modes = body.if_contains("dryRun"); modes != nullptr && modes->is_array())
-    for (const auto& mode : modes->get_array())
-      if (mode == "All") options.dry_run = true;
-  if (const auto* grace = body.if_contains("gracePeriodSeconds");
-      grace != nullptr && grace->is_int64())
-    options.grace_period_seconds = grace->get_int64();
-  if (const auto* p = body.if_contains("propagationPolicy"); p != nullptr && p->is_string())
-    options.propagation_policy = std::string(p->get_string());
-  if (const auto* o = body.if_contains("orphanDependents"); o != nullptr && o->is_bool())
-    orphan = o->get_bool();
-  if (const auto* pre = body.if_contains("preconditions"); pre != nullptr && pre->is_object()) {
-    if (const auto* uid = pre->get_object().if_contains("uid"); uid != nullptr && uid->is_string())
-      options.precondition_uid = std::string(uid->get_string());
-    if (const auto* rv = pre->get_object().if_contains("resourceVersion");
-        rv != nullptr && rv->is_string())
-      options.precondition_resource_version = std::string(rv->get_string());
-  }
+  read_delete_options(value.get_object(), options, orphan);
 }
 
 DeleteOptions delete_options(const HttpRequest& request) {
@@ -206,6 +190,13 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
   if (verb == "get") {
     auto object = registry_.read(type, ns, info.name);
     HttpResponse response = reply(200, *object);
+    co_await stream.send(response);
+  } else if (verb == "create" && sub == "eviction") {
+    auto eviction = parse_object_body(request, "Eviction", "policy/v1");
+    auto status = evict(registry_, registry_.store(), ns, info.name, eviction,
+                        dry_run_param(request, "CreateOptions"));
+    const auto code = static_cast<unsigned>(status.at("code").as_int64());
+    HttpResponse response = json_response(code, json::serialize(status));
     co_await stream.send(response);
   } else if (verb == "create" && sub == "binding") {
     auto binding = parse_object_body(request, "Binding", "v1");

@@ -474,6 +474,27 @@ void Registry::for_each_dependent(
   }
 }
 
+void read_delete_options(const json::object& body, DeleteOptions& options,
+                         std::optional<bool>& orphan) {
+  if (const auto* modes = body.if_contains("dryRun"); modes != nullptr && modes->is_array())
+    for (const auto& mode : modes->get_array())
+      if (mode == "All") options.dry_run = true;
+  if (const auto* grace = body.if_contains("gracePeriodSeconds");
+      grace != nullptr && grace->is_int64())
+    options.grace_period_seconds = grace->get_int64();
+  if (const auto* p = body.if_contains("propagationPolicy"); p != nullptr && p->is_string())
+    options.propagation_policy = std::string(p->get_string());
+  if (const auto* o = body.if_contains("orphanDependents"); o != nullptr && o->is_bool())
+    orphan = o->get_bool();
+  if (const auto* pre = body.if_contains("preconditions"); pre != nullptr && pre->is_object()) {
+    if (const auto* uid = pre->get_object().if_contains("uid"); uid != nullptr && uid->is_string())
+      options.precondition_uid = std::string(uid->get_string());
+    if (const auto* rv = pre->get_object().if_contains("resourceVersion");
+        rv != nullptr && rv->is_string())
+      options.precondition_resource_version = std::string(rv->get_string());
+  }
+}
+
 void Registry::cascade(const ObjectPtr& owner) {
   // Background/Foreground propagation: the garbage collector deletes what the owner owned.
   for_each_dependent(owner, [&](const ResourceType& type, const ObjectPtr& item) {

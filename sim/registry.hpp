@@ -52,6 +52,11 @@ struct DeleteOptions {
   bool dry_run = false;  ///< ?dryRun=All or DeleteOptions.dryRun: check, answer, keep it
 };
 
+/// Reads a metav1.DeleteOptions object (dryRun, gracePeriodSeconds, propagationPolicy,
+/// preconditions) into `options`; the deprecated orphanDependents into `orphan`.
+void read_delete_options(const boost::json::object& body, DeleteOptions& options,
+                         std::optional<bool>& orphan);
+
 /// The outcome of a DELETE: the last state, and whether it is gone (false: it has finalizers
 /// and now carries a deletionTimestamp).
 struct DeleteResult {

@@ -49,7 +49,9 @@ std::vector<ResourceType> builtin_types() {
   nodes.selectable_fields = {"spec.unschedulable"};
   auto& pods = add(make("", "pods", "pod", "Pod", true, {"po"}));
   pods.categories = {"all"};
-  pods.subresources = {{"binding", "", "v1", "Binding", {"create"}}, status_of("", "Pod")};
+  pods.subresources = {{"binding", "", "v1", "Binding", {"create"}},
+                       {"eviction", "policy", "v1", "Eviction", {"create"}},
+                       status_of("", "Pod")};
   pods.selectable_fields = {
       "spec.nodeName",    "spec.restartPolicy", "spec.schedulerName", "spec.serviceAccountName",
       "spec.hostNetwork", "status.phase",       "status.podIP",       "status.nominatedNodeName"};

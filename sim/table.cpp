@@ -1,6 +1,6 @@
 // The Table encoder for `kubectl get`: printer columns of the built-in printers (KK
 // pkg/printers/internalversion/printers.go) for nodes, pods, deployments, replicasets,
-// namespaces, leases and horizontalpodautoscalers; Name + Created At for everything else (the
+// poddisruptionbudgets, namespaces, leases and horizontalpodautoscalers; Name + Created At for everything else (the
 // default table convertor).
 #include <fmt/format.h>
 #include <boost/json.hpp>
@@ -152,6 +152,14 @@ std::vector<Column> columns_for(const ResourceType& type) {
         {"Images", "string", "", 1, "Images referenced by each container in the template."},
         {"Selector", "string", "", 1,
          "Selector is a label query over pods that should match the replica count."}};
+  if (type.group == "policy" && r == "poddisruptionbudgets")
+    return {{"Name", "string", "name", 0, kName},
+            {"Min Available", "string", "", 0, "The minimum number of pods that must be available."},
+            {"Max Unavailable", "string", "", 0,
+             "The maximum number of pods that may be unavailable."},
+            {"Allowed Disruptions", "integer", "", 0,
+             "Calculated number of pods that may be disrupted at this time."},
+            {"Age", "string", "", 0, kAge}};
   if (type.group.empty() && r == "namespaces")
     return {{"Name", "string", "name", 0, kName},
             {"Status", "string", "", 0, "The status of the namespace"},
@@ -395,6 +403,17 @@ json::array cells_for(const ResourceType& type, const json::object& object) {
     cells.push_back(json::string(joined_containers(spec, "image")));
     cells.push_back(json::string(selector_text(spec)));
     return cells;
+  }
+  if (type.group == "policy" && r == "poddisruptionbudgets") {
+    // printPodDisruptionBudget: an unset bound prints N/A.
+    auto bound = [&](std::string_view key) -> json::value {
+      const auto* value = spec != nullptr ? spec->if_contains(key) : nullptr;
+      if (value == nullptr || value->is_null()) return json::string("N/A");
+      if (value->is_string()) return value->get_string();
+      return json::string(json::serialize(*value));
+    };
+    return json::array{name, bound("minAvailable"), bound("maxUnavailable"),
+                       int_at(status, "disruptionsAllowed"), json::string(age(metadata))};
   }
   if (type.group.empty() && r == "namespaces")
     return json::array{name, json::string(string_at(status, "phase")), json::string(age(metadata))};

@@ -10,6 +10,7 @@
 
 #include "sim/cluster/caches.hpp"
 #include "sim/cluster/deployment_controller.hpp"
+#include "sim/cluster/disruption_controller.hpp"
 #include "sim/cluster/kubelet.hpp"
 #include "sim/cluster/node_lifecycle_controller.hpp"
 #include "sim/cluster/replica_set_controller.hpp"
@@ -67,9 +68,11 @@ struct Cluster::Impl {
     cluster::Kubelets kubelets(context);
     cluster::NodeLifecycleController node_lifecycle(context);
     cluster::TaintEvictionController taint_eviction(context);
+    cluster::DisruptionController disruption(context);
     caches.start();
     co_await (caches.run() && replica_sets.run() && deployments.run() && scheduler.run() &&
-              kubelets.run() && node_lifecycle.run() && taint_eviction.run());
+              kubelets.run() && node_lifecycle.run() && taint_eviction.run() &&
+              disruption.run());
   }
 };
 
