@@ -19,8 +19,8 @@ namespace {
 
 namespace json = boost::json;
 
-// A deleted object goes once its finalizers are gone and its grace period is over (0: the
-// kubelet's final delete). A pod no kubelet will stop -- unscheduled or finished -- goes at
+// A deleted object goes once its finalizers (a namespace's spec.finalizers too) are gone and its
+// grace period is over (0: the kubelet's final delete). A pod no kubelet will stop -- unscheduled or finished -- goes at
 // once, as the pod strategy's graceful-delete check makes it.
 bool ready_to_delete(const ResourceType& type, const json::object& object) {
   const auto& metadata = object.at("metadata").as_object();
@@ -28,6 +28,12 @@ bool ready_to_delete(const ResourceType& type, const json::object& object) {
   const auto* finalizers = metadata.if_contains("finalizers");
   if (finalizers != nullptr && finalizers->is_array() && !finalizers->get_array().empty())
     return false;
+  // A namespace also waits for its spec.finalizers (the namespace controller's "kubernetes").
+  if (type.group.empty() && type.resource == "namespaces")
+    if (const auto* spec = object.if_contains("spec"); spec != nullptr && spec->is_object())
+      if (const auto* pending = spec->get_object().if_contains("finalizers");
+          pending != nullptr && pending->is_array() && !pending->get_array().empty())
+        return false;
   const auto* grace = metadata.if_contains("deletionGracePeriodSeconds");
   if (grace == nullptr || !grace->is_int64() || grace->get_int64() == 0) return true;
   if (!type.group.empty() || type.resource != "pods") return false;

@@ -393,6 +393,8 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
   auto current = store_.get(stored, namespace_, name);
   if (!current) throw errors::not_found(type, name);
   check(*current);
+  if (type.group.empty() && type.resource == "namespaces" && !options.dry_run)
+    return delete_namespace(name, check);
   const json::object existing = current->parse();
   const auto* finalizers = existing.at("metadata").as_object().if_contains("finalizers");
   const bool has_finalizers =
@@ -424,19 +426,6 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
     return {in_version(type, marked), deleted};
   }
   if (options.dry_run) return {in_version(type, current), true};  // would be deleted now
-  if (type.group.empty() && type.resource == "namespaces") {
-    for (const auto* other : served_types()) {
-      if (!other->namespaced || other->storage != nullptr) continue;  // each store once
-      const auto contents = store_.list(*other, name);
-      for (const auto& item : contents->items) {
-        try {
-          store_.remove(*other, item->namespace_, item->name);
-        } catch (const ApiError&) {
-          // Already gone: a cascade got there first.
-        }
-      }
-    }
-  }
   auto deleted = store_.remove(stored, namespace_, name, check);
   if (apply::is_definition(type)) sync_definition(*deleted, true);
   if (options.propagation_policy == "Orphan")
@@ -472,6 +461,75 @@ void Registry::for_each_dependent(
       if (owned) visit(type, item);
     }
   }
+}
+
+DeleteResult Registry::delete_namespace(std::string_view name,
+                                        const std::function<void(const StoredObject&)>& check) {
+  // As the API server and the namespace controller do it, in the order a watch sees: the
+  // namespace goes Terminating (its spec.finalizers keep it), its content is deleted, the
+  // controller records that in its conditions and removes the "kubernetes" finalizer (the
+  // finalize subresource), and the namespace is gone unless metadata.finalizers still hold it.
+  const auto& namespaces = *table_.find("", "v1", "namespaces");
+  const std::string now = client::format_time(std::chrono::system_clock::now());
+  auto terminating = store_.update(namespaces, "", name,
+                                   [&](const StoredObject& current, json::object object) {
+                                     check(current);
+                                     auto& metadata = object_at(object, "metadata");
+                                     if (!metadata.contains("deletionTimestamp")) {
+                                       metadata["deletionTimestamp"] = now;
+                                       metadata["deletionGracePeriodSeconds"] = 0;
+                                     }
+                                     object_at(object, "status")["phase"] = "Terminating";
+                                     return object;
+                                   });
+  for (const auto* other : served_types()) {
+    if (!other->namespaced || other->storage != nullptr) continue;  // each store once
+    const auto contents = store_.list(*other, name);
+    for (const auto& item : contents->items) {
+      try {
+        store_.remove(*other, item->namespace_, item->name);
+      } catch (const ApiError&) {
+        // Already gone: a cascade got there first.
+      }
+    }
+  }
+  // pkg/controller/namespace/deletion (namespaced_resources_deleter.go): the five deletion
+  // conditions, False when all went well (what `kubectl describe namespace` shows).
+  struct DeletionCondition {
+    std::string_view type, reason, message;
+  };
+  static constexpr std::array<DeletionCondition, 5> kConditions = {{
+      {"NamespaceDeletionDiscoveryFailure", "ResourcesDiscovered",
+       "All resources successfully discovered"},
+      {"NamespaceDeletionGroupVersionParsingFailure", "ParsedGroupVersions",
+       "All legacy kube types successfully parsed"},
+      {"NamespaceDeletionContentFailure", "ContentDeleted",
+       "All content successfully deleted, may be waiting on finalization"},
+      {"NamespaceContentRemaining", "ContentRemoved", "All content successfully removed"},
+      {"NamespaceFinalizersRemaining", "ContentHasNoFinalizers",
+       "All content-preserving finalizers finished"},
+  }};
+  std::optional<ObjectPtr> finalized;
+  try {
+    finalized = store_.update(namespaces, "", name, [&](const StoredObject&, json::object object) {
+      json::array conditions;
+      for (const auto& c : kConditions)
+        conditions.push_back(json::object{{"type", c.type},
+                                          {"status", "False"},
+                                          {"lastTransitionTime", now},
+                                          {"reason", c.reason},
+                                          {"message", c.message}});
+      object_at(object, "status")["conditions"] = std::move(conditions);
+      auto& finalizers = array_at(object_at(object, "spec"), "finalizers");
+      finalizers.erase(std::remove(finalizers.begin(), finalizers.end(), json::value("kubernetes")),
+                       finalizers.end());
+      return object;
+    });
+  } catch (const ApiError&) {
+    // Gone meanwhile.
+  }
+  const bool gone = !store_.get(namespaces, "", name);
+  return {in_version(namespaces, gone || !finalized ? terminating : *finalized), gone};
 }
 
 void read_delete_options(const json::object& body, DeleteOptions& options,

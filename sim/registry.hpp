@@ -137,6 +137,9 @@ class Registry {
                           const std::function<void(const ResourceType&, const ObjectPtr&)>& visit);
   void cascade(const ObjectPtr& owner);
   void orphan(const ObjectPtr& owner);
+  /// DELETE of a namespace: Terminating, content deleted, finalized, gone.
+  DeleteResult delete_namespace(std::string_view name,
+                                const std::function<void(const StoredObject&)>& check);
   /// After a CustomResourceDefinition was written or deleted: serve its types, and delete the
   /// objects of types it no longer serves.
   void sync_definition(const StoredObject& definition, bool deleted);

@@ -151,6 +151,12 @@ void reset_status_on_create(const ResourceType& type, json::object& object) {
     object["status"] = json::object{{"phase", "Pending"}};
   } else if (type.group.empty() && type.resource == "namespaces") {
     object["status"] = json::object{{"phase", "Active"}};
+    // The namespace strategy's PrepareForCreate: the "kubernetes" finalizer, which the
+    // namespace controller removes once the namespace's content is gone.
+    auto& finalizers = array_at(object_at(object, "spec"), "finalizers");
+    if (std::find(finalizers.begin(), finalizers.end(), json::value("kubernetes")) ==
+        finalizers.end())
+      finalizers.emplace_back("kubernetes");
   }
 }
 
