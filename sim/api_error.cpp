@@ -148,6 +148,20 @@ ApiError internal(std::string_view message) {
       std::move(details));
 }
 
+ApiError namespace_terminating(const ResourceType& type, std::string_view name,
+                               std::string_view namespace_) {
+  client::Status status;
+  status.status = "Failure";
+  status.code = 403;
+  status.reason = "Forbidden";
+  status.message = fmt::format(
+      "{} \"{}\" is forbidden: unable to create new content in namespace {} because it is being "
+      "terminated",
+      type.group_resource(), name, namespace_);
+  status.details = client::StatusDetails{std::string(name), type.group, type.resource, "", {}, 0};
+  return ApiError(std::move(status));
+}
+
 ApiError too_many_requests(std::string_view message, int retry_after_seconds) {
   client::StatusDetails details;
   details.retry_after_seconds = retry_after_seconds;

@@ -44,6 +44,9 @@ ApiError conflict_message(const ResourceType& type, std::string_view name,
 ApiError invalid(std::string_view group, std::string_view kind, std::string_view name,
                  const std::vector<FieldError>& errors);
 ApiError bad_request(std::string_view message);
+/// 403: a create in a namespace being deleted (the NamespaceLifecycle admission plugin).
+ApiError namespace_terminating(const ResourceType& type, std::string_view name,
+                               std::string_view namespace_);
 ApiError method_not_allowed(std::string_view verb, const ResourceType& type);
 ApiError unsupported_media_type(std::string_view accepted);
 ApiError not_acceptable(std::string_view accepted);

@@ -162,6 +162,17 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
   }
   const std::string key = object_key(ns, name);
   if (state.objects.contains(key)) throw errors::already_exists(type, name);
+  // NamespaceLifecycle admission, atomically with a namespace's deletion (one lock): nothing new
+  // in a namespace being terminated, from the simulated controllers (which write the store
+  // directly) as from API requests.
+  if (type.namespaced) {
+    static const ResourceType* const namespaces =
+        ResourceTable::builtin().find("", "v1", "namespaces");
+    if (const auto* namespaces_state = find_state(*namespaces))
+      if (auto owner = namespaces_state->objects.find(object_key("", ns));
+          owner && owner->body.find("\"deletionTimestamp\"") != std::string::npos)
+        throw errors::namespace_terminating(type, name, ns);
+  }
   if (!type.namespaced) metadata.erase("namespace");
   metadata["uid"] = new_uid();
   metadata["creationTimestamp"] = client::format_time(std::chrono::system_clock::now());

@@ -180,18 +180,7 @@ void Registry::prepare_create(const ResourceType& type, std::string_view namespa
     auto ns = store_.get(*namespaces, "", namespace_);
     if (!ns) throw errors::not_found(*namespaces, namespace_);
     if (ns->body.find("\"deletionTimestamp\"") != std::string::npos)
-      throw ApiError([&] {
-        client::Status status;
-        status.status = "Failure";
-        status.code = 403;
-        status.reason = "Forbidden";
-        status.message = fmt::format(
-            "{} \"{}\" is forbidden: unable to create new content in namespace {} because it is "
-            "being terminated",
-            type.group_resource(), name, namespace_);
-        status.details = client::StatusDetails{name, type.group, type.resource, "", {}, 0};
-        return status;
-      }());
+      throw errors::namespace_terminating(type, name, namespace_);
   } else {
     metadata.erase("namespace");
   }

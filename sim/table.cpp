@@ -263,7 +263,8 @@ json::array node_cells(const json::object& node, const json::object* metadata) {
   const auto* spec = object_at(node, "spec");
   const auto* status = object_at(node, "status");
   std::string ready = condition_status(status, "Ready");
-  std::string state = ready == "True" ? "Ready" : ready == "False" ? "NotReady" : "Unknown";
+  // printNode: "Not" + the condition unless it is True (Unknown too); Unknown without one.
+  std::string state = ready == "True" ? "Ready" : ready.empty() ? "Unknown" : "NotReady";
   if (const auto* u = spec ? spec->if_contains("unschedulable") : nullptr;
       u && u->is_bool() && u->get_bool())
     state += ",SchedulingDisabled";
