@@ -34,6 +34,9 @@ KNOWN_CLIENT_LIMITS = {
     # kubelet's and controller's, via client-go's recorder) have eventTime null, so listing
     # them through events.k8s.io/v1 raises ValueError in the model, on a real cluster too.
     "events.k8s.io event_time": "https://github.com/kubernetes-client/python/issues/1616",
+    # Generated from Kubernetes 1.22's API: autoscaling/v2 (GA in 1.23) has no API class; HPAs
+    # are read through autoscaling/v1 (or the removed v2beta2), from the same objects.
+    "autoscaling/v2": "https://github.com/kubernetes-client/python#compatibility",
 }
 
 
@@ -166,6 +169,21 @@ def check_deployments_and_scale(checks, apps, core):
 
     e = api_error(lambda: apps.patch_namespaced_deployment_scale("web", NS, {"spec": {"replicas": -1}}))
     checks.equal(e.status, 422, "a negative scale is 422")
+
+
+def check_autoscaling(checks, autoscaling):
+    # KNOWN_CLIENT_LIMITS["autoscaling/v2"]
+    checks.true(not hasattr(client, "AutoscalingV2Api"), "22.6 has no autoscaling/v2 API class")
+    created = autoscaling.create_namespaced_horizontal_pod_autoscaler(NS, client.V1HorizontalPodAutoscaler(
+        metadata=client.V1ObjectMeta(name="web"),
+        spec=client.V1HorizontalPodAutoscalerSpec(
+            scale_target_ref=client.V1CrossVersionObjectReference(api_version="apps/v1",
+                                                                  kind="Deployment", name="web"),
+            min_replicas=2, max_replicas=6, target_cpu_utilization_percentage=60)))
+    read = autoscaling.read_namespaced_horizontal_pod_autoscaler("web", NS)
+    checks.equal((created.spec.max_replicas, read.spec.target_cpu_utilization_percentage), (6, 60),
+                 "an HPA through autoscaling/v1 reads back its CPU target")
+    autoscaling.delete_namespaced_horizontal_pod_autoscaler("web", NS)
 
 
 def check_pods_nodes_leases(checks, core, coordination):
@@ -357,6 +375,7 @@ def main():
         check_namespaces(checks, core)
         check_configmaps(checks, core)
         check_deployments_and_scale(checks, apps, core)
+        check_autoscaling(checks, client.AutoscalingV1Api())
         check_pods_nodes_leases(checks, core, coordination)
         check_events(checks, core, events_api)
         check_paginated_list(checks, core)
