@@ -47,10 +47,9 @@ ApiError forbidden(std::string_view budget, std::string_view why) {
   status.status = "Failure";
   status.code = 403;
   status.reason = "Forbidden";
-  status.message =
-      fmt::format("poddisruptionbudgets.policy \"{}\" is forbidden: {}", budget, why);
-  status.details = client::StatusDetails{std::string(budget), "policy", "poddisruptionbudgets",
-                                         "", {}, 0};
+  status.message = fmt::format("poddisruptionbudgets.policy \"{}\" is forbidden: {}", budget, why);
+  status.details =
+      client::StatusDetails{std::string(budget), "policy", "poddisruptionbudgets", "", {}, 0};
   return ApiError(std::move(status));
 }
 

@@ -22,7 +22,6 @@ namespace rg::sim {
 /// query. Returns the metav1.Status to answer (201 Success, or the 500 of several budgets);
 /// throws ApiError for the other refusals.
 boost::json::object evict(Registry& registry, Store& store, std::string_view namespace_,
-                          std::string_view name, const boost::json::object& eviction,
-                          bool dry_run);
+                          std::string_view name, const boost::json::object& eviction, bool dry_run);
 
 }  // namespace rg::sim

@@ -20,8 +20,8 @@ namespace {
 namespace json = boost::json;
 
 // A deleted object goes once its finalizers (a namespace's spec.finalizers too) are gone and its
-// grace period is over (0: the kubelet's final delete). A pod no kubelet will stop -- unscheduled or finished -- goes at
-// once, as the pod strategy's graceful-delete check makes it.
+// grace period is over (0: the kubelet's final delete). A pod no kubelet will stop -- unscheduled
+// or finished -- goes at once, as the pod strategy's graceful-delete check makes it.
 bool ready_to_delete(const ResourceType& type, const json::object& object) {
   const auto& metadata = object.at("metadata").as_object();
   if (!metadata.contains("deletionTimestamp")) return false;

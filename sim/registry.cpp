@@ -460,17 +460,17 @@ DeleteResult Registry::delete_namespace(std::string_view name,
   // finalize subresource), and the namespace is gone unless metadata.finalizers still hold it.
   const auto& namespaces = *table_.find("", "v1", "namespaces");
   const std::string now = client::format_time(std::chrono::system_clock::now());
-  auto terminating = store_.update(namespaces, "", name,
-                                   [&](const StoredObject& current, json::object object) {
-                                     check(current);
-                                     auto& metadata = object_at(object, "metadata");
-                                     if (!metadata.contains("deletionTimestamp")) {
-                                       metadata["deletionTimestamp"] = now;
-                                       metadata["deletionGracePeriodSeconds"] = 0;
-                                     }
-                                     object_at(object, "status")["phase"] = "Terminating";
-                                     return object;
-                                   });
+  auto terminating =
+      store_.update(namespaces, "", name, [&](const StoredObject& current, json::object object) {
+        check(current);
+        auto& metadata = object_at(object, "metadata");
+        if (!metadata.contains("deletionTimestamp")) {
+          metadata["deletionTimestamp"] = now;
+          metadata["deletionGracePeriodSeconds"] = 0;
+        }
+        object_at(object, "status")["phase"] = "Terminating";
+        return object;
+      });
   for (const auto* other : served_types()) {
     if (!other->namespaced || other->storage != nullptr) continue;  // each store once
     const auto contents = store_.list(*other, name);
@@ -560,20 +560,19 @@ void Registry::orphan(const ObjectPtr& owner) {
   // orphanDependents), which then stays.
   for_each_dependent(owner, [&](const ResourceType& type, const ObjectPtr& item) {
     try {
-      store_.update(type, item->namespace_, item->name,
-                    [&](const StoredObject&, json::object object) {
-                      auto& metadata = object_at(object, "metadata");
-                      auto& refs = metadata.at("ownerReferences").as_array();
-                      refs.erase(std::remove_if(refs.begin(), refs.end(),
-                                                [&](const json::value& ref) {
-                                                  return ref.is_object() &&
-                                                         string_at(ref.get_object(), "uid") ==
-                                                             owner->uid;
-                                                }),
-                                 refs.end());
-                      if (refs.empty()) metadata.erase("ownerReferences");
-                      return object;
-                    });
+      store_.update(
+          type, item->namespace_, item->name, [&](const StoredObject&, json::object object) {
+            auto& metadata = object_at(object, "metadata");
+            auto& refs = metadata.at("ownerReferences").as_array();
+            refs.erase(std::remove_if(refs.begin(), refs.end(),
+                                      [&](const json::value& ref) {
+                                        return ref.is_object() &&
+                                               string_at(ref.get_object(), "uid") == owner->uid;
+                                      }),
+                       refs.end());
+            if (refs.empty()) metadata.erase("ownerReferences");
+            return object;
+          });
     } catch (const ApiError&) {
       // Deleted concurrently.
     }

@@ -1,7 +1,7 @@
 // The Table encoder for `kubectl get`: printer columns of the built-in printers (KK
 // pkg/printers/internalversion/printers.go) for nodes, pods, deployments, replicasets,
-// poddisruptionbudgets, namespaces, leases and horizontalpodautoscalers; Name + Created At for everything else (the
-// default table convertor).
+// poddisruptionbudgets, namespaces, leases and horizontalpodautoscalers; Name + Created At for
+// everything else (the default table convertor).
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
@@ -153,13 +153,13 @@ std::vector<Column> columns_for(const ResourceType& type) {
         {"Selector", "string", "", 1,
          "Selector is a label query over pods that should match the replica count."}};
   if (type.group == "policy" && r == "poddisruptionbudgets")
-    return {{"Name", "string", "name", 0, kName},
-            {"Min Available", "string", "", 0, "The minimum number of pods that must be available."},
-            {"Max Unavailable", "string", "", 0,
-             "The maximum number of pods that may be unavailable."},
-            {"Allowed Disruptions", "integer", "", 0,
-             "Calculated number of pods that may be disrupted at this time."},
-            {"Age", "string", "", 0, kAge}};
+    return {
+        {"Name", "string", "name", 0, kName},
+        {"Min Available", "string", "", 0, "The minimum number of pods that must be available."},
+        {"Max Unavailable", "string", "", 0, "The maximum number of pods that may be unavailable."},
+        {"Allowed Disruptions", "integer", "", 0,
+         "Calculated number of pods that may be disrupted at this time."},
+        {"Age", "string", "", 0, kAge}};
   if (type.group.empty() && r == "namespaces")
     return {{"Name", "string", "name", 0, kName},
             {"Status", "string", "", 0, "The status of the namespace"},

@@ -71,8 +71,7 @@ struct Cluster::Impl {
     cluster::DisruptionController disruption(context);
     caches.start();
     co_await (caches.run() && replica_sets.run() && deployments.run() && scheduler.run() &&
-              kubelets.run() && node_lifecycle.run() && taint_eviction.run() &&
-              disruption.run());
+              kubelets.run() && node_lifecycle.run() && taint_eviction.run() && disruption.run());
   }
 };
 

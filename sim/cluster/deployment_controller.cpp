@@ -67,8 +67,11 @@ RolloutBudget rollout_budget(const DeploymentView& deployment) {
 // `rs_annotations` changed.
 bool copy_deployment_annotations(const json::object& deployment, json::object& rs_annotations) {
   static constexpr std::array<std::string_view, 6> kSkipped = {
-      "kubectl.kubernetes.io/last-applied-configuration", kRevision, kRevisionHistory,
-      "deployment.kubernetes.io/desired-replicas", "deployment.kubernetes.io/max-replicas",
+      "kubectl.kubernetes.io/last-applied-configuration",
+      kRevision,
+      kRevisionHistory,
+      "deployment.kubernetes.io/desired-replicas",
+      "deployment.kubernetes.io/max-replicas",
       "deprecated.deployment.rollback.to"};
   bool changed = false;
   for (const auto& [key, value] : deployment) {
@@ -102,18 +105,17 @@ json::object new_replica_set(const DeploymentView& deployment, std::int64_t repl
       {"apiVersion", "apps/v1"},
       {"kind", "ReplicaSet"},
       {"metadata",
-       json::object{
-           {"name", name},
-           {"namespace", d.namespace_},
-           {"generation", 1},
-           {"labels", std::move(labels)},
-           {"annotations", std::move(annotations)},
-           {"ownerReferences", json::array{json::object{{"apiVersion", "apps/v1"},
-                                                        {"kind", "Deployment"},
-                                                        {"name", d.name},
-                                                        {"uid", d.uid},
-                                                        {"controller", true},
-                                                        {"blockOwnerDeletion", true}}}}}},
+       json::object{{"name", name},
+                    {"namespace", d.namespace_},
+                    {"generation", 1},
+                    {"labels", std::move(labels)},
+                    {"annotations", std::move(annotations)},
+                    {"ownerReferences", json::array{json::object{{"apiVersion", "apps/v1"},
+                                                                 {"kind", "Deployment"},
+                                                                 {"name", d.name},
+                                                                 {"uid", d.uid},
+                                                                 {"controller", true},
+                                                                 {"blockOwnerDeletion", true}}}}}},
       {"spec", json::object{{"replicas", replicas},
                             {"selector", std::move(selector)},
                             {"template", std::move(pod_template)}}},
@@ -286,8 +288,7 @@ DeploymentController::ReplicaSetPtr DeploymentController::create_replica_set(
 }
 
 DeploymentController::ReplicaSetPtr DeploymentController::update_new_replica_set(
-    const DeploymentView& deployment, const ReplicaSetPtr& replica_set,
-    std::int64_t new_revision) {
+    const DeploymentView& deployment, const ReplicaSetPtr& replica_set, std::int64_t new_revision) {
   // As SetNewReplicaSetAnnotations (pkg/controller/deployment/util/deployment_util.go): the
   // Deployment's annotations are copied; an old template back (`kubectl rollout undo`) makes its
   // ReplicaSet the newest revision, the revision it had joining revision-history.

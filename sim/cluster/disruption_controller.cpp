@@ -25,7 +25,7 @@ namespace {
 constexpr auto kDeletionTimeout = std::chrono::minutes(2);
 
 const ResourceType& budgets_type() {
-  static const ResourceType& type = [] () -> const ResourceType& {
+  static const ResourceType& type = []() -> const ResourceType& {
     const auto* found = ResourceTable::builtin().find("policy", "v1", "poddisruptionbudgets");
     if (found == nullptr) throw std::logic_error("sim cluster: no poddisruptionbudgets type");
     return *found;
@@ -110,23 +110,23 @@ DisruptionController::DisruptionController(Context& context)
     : context_(context),
       budgets_(context.store, budgets_type(), context.executor),
       loop_(context.executor, "disruption controller", context.options.retry_delay) {
-  budgets_.add_handler([this](const PodDisruptionBudgetView* before,
-                              const PodDisruptionBudgetView* after) {
-    loop_.add((after != nullptr ? after : before)->object->key());
-  });
+  budgets_.add_handler(
+      [this](const PodDisruptionBudgetView* before, const PodDisruptionBudgetView* after) {
+        loop_.add((after != nullptr ? after : before)->object->key());
+      });
   context.caches.pods.add_handler([this](const PodView* before, const PodView* after) {
     for (const auto* pod : {before, after})
       if (pod != nullptr) enqueue_budgets(pod->object->namespace_, &pod->object->labels);
   });
   // Scale changes move expectedPods of percentage and maxUnavailable budgets.
-  context.caches.replica_sets.add_handler([this](const ReplicaSetView* before,
-                                                 const ReplicaSetView* after) {
-    enqueue_budgets((after != nullptr ? after : before)->object->namespace_);
-  });
-  context.caches.deployments.add_handler([this](const DeploymentView* before,
-                                                const DeploymentView* after) {
-    enqueue_budgets((after != nullptr ? after : before)->object->namespace_);
-  });
+  context.caches.replica_sets.add_handler(
+      [this](const ReplicaSetView* before, const ReplicaSetView* after) {
+        enqueue_budgets((after != nullptr ? after : before)->object->namespace_);
+      });
+  context.caches.deployments.add_handler(
+      [this](const DeploymentView* before, const DeploymentView* after) {
+        enqueue_budgets((after != nullptr ? after : before)->object->namespace_);
+      });
 }
 
 boost::asio::awaitable<void> DisruptionController::run() {
@@ -227,8 +227,8 @@ void DisruptionController::sync(const std::string& key) {
     budgets_.observe(std::move(written));
   }
   if (recheck)
-    loop_.add_at(key, WorkLoop::Clock::now() + std::chrono::duration_cast<WorkLoop::Clock::duration>(
-                                                   *recheck - now));
+    loop_.add_at(key, WorkLoop::Clock::now() +
+                          std::chrono::duration_cast<WorkLoop::Clock::duration>(*recheck - now));
 }
 
 }  // namespace rg::sim::cluster

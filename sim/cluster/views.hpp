@@ -89,8 +89,8 @@ struct ReplicaSetView {
   std::int64_t replicas = 0;  ///< spec.replicas
   client::LabelSelector selector;
   std::optional<ControllerRef> controller;
-  boost::json::object template_;  ///< spec.template
-  std::int64_t revision = 0;      ///< annotation deployment.kubernetes.io/revision
+  boost::json::object template_;    ///< spec.template
+  std::int64_t revision = 0;        ///< annotation deployment.kubernetes.io/revision
   boost::json::object annotations;  ///< metadata.annotations
   std::int64_t status_replicas = 0;
   std::int64_t ready_replicas = 0;
