@@ -45,7 +45,7 @@ client::Event make_event(const client::ObjectReference& object, std::string_view
                          std::string_view reason, std::string_view message,
                          WallClock::time_point now, const EventBroadcasterConfig& config) {
   client::Event event;
-  event.metadata.name = event_name(object.name, now);
+  event.metadata.name = client::event_name(object.name, now);
   event.metadata.namespace_ = object.namespace_.empty() ? "default" : object.namespace_;
   event.involved_object = object;
   event.reason = reason;
@@ -108,7 +108,7 @@ struct EventBroadcaster::State {
   std::optional<asio::strand<asio::any_io_executor>> strand;
 
   // The writer's own, used on its strand only (set by start() before the writer begins).
-  EventCorrelator correlator;
+  client::EventCorrelator correlator;
   std::unique_ptr<asio::steady_timer> retry_timer;
   asio::cancellation_signal stop;  // ends the writer at once
   bool writing = false;            // an Event is taken and not yet written or dropped

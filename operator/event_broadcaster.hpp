@@ -27,7 +27,7 @@
 #include <memory>
 #include <string>
 
-#include "operator/event_correlator.hpp"
+#include "client/record/event_correlator.hpp"
 #include "operator/event_metrics.hpp"
 #include "operator/event_recorder.hpp"
 
@@ -44,7 +44,7 @@ struct EventBroadcasterConfig {
   int max_tries = 12;                       ///< writes of one Event that got no answer
   std::chrono::milliseconds retry_sleep{std::chrono::seconds(10)};   ///< between those tries
   std::chrono::milliseconds flush_timeout{std::chrono::seconds(5)};  ///< for shut_down()
-  EventCorrelatorOptions correlator{};
+  client::EventCorrelatorOptions correlator{};
   /// The time Events are stamped with (and correlated by).
   std::function<std::chrono::system_clock::time_point()> clock = std::chrono::system_clock::now;
 };

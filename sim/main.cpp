@@ -114,6 +114,10 @@ int main(int argc, char** argv) {
                                   "300 s toleration (default 300)");
   app.add_option_function<double>("--pod-start-delay", seconds(cluster_options.pod_start_delay),
                                   "Seconds from a pod bound to Running and Ready (default 2)");
+  app.add_option("--record-events", cluster_options.record_events,
+                 "Whether the simulated components record Events, as a real cluster's do "
+                 "(false saves the writes in benchmarks)")
+      ->capture_default_str();
   app.add_option("--time-scale", time_scale,
                  "Multiply every cluster timing by this factor (0.1: ten times faster)")
       ->check(CLI::PositiveNumber)

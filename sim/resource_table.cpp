@@ -67,6 +67,9 @@ std::vector<ResourceType> builtin_types() {
                               "reportingComponent",
                               "source",
                               "type"};
+  for (std::string_view field : {"kind", "namespace", "name", "uid"})
+    events.field_label_aliases.emplace_back("regarding." + std::string(field),
+                                            "involvedObject." + std::string(field));
   add(make("", "configmaps", "configmap", "ConfigMap", true, {"cm"}));
   auto& secrets = add(make("", "secrets", "secret", "Secret", true));
   secrets.selectable_fields = {"type"};
@@ -129,6 +132,9 @@ std::vector<ResourceType> builtin_types() {
   auto& new_events = add(make("events.k8s.io", "events", "event", "Event", true, {"ev"}));
   new_events.selectable_fields = {
       "regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid", "reason", "type"};
+  // One store with core/v1 Events, converted on every read and write (sim/event_conversion).
+  new_events.storage_group = "";
+  new_events.storage_version = "v1";
   auto& pdbs = add(make("policy", "poddisruptionbudgets", "poddisruptionbudget",
                         "PodDisruptionBudget", true, {"pdb"}));
   pdbs.subresources = {status_of("policy", "PodDisruptionBudget")};
@@ -199,7 +205,8 @@ ResourceTable::ResourceTable(std::vector<ResourceType> types) : types_(std::move
   }
   for (auto& type : types_)
     if (!type.storage_version.empty())
-      type.storage = find(type.group, type.storage_version, type.resource);
+      type.storage =
+          find(type.storage_group.value_or(type.group), type.storage_version, type.resource);
 }
 
 const ResourceType* ResourceTable::find(std::string_view group, std::string_view version,

@@ -3,8 +3,10 @@
 // OpenAPI.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rg::sim {
@@ -34,6 +36,9 @@ struct ResourceType {
   std::vector<SubresourceType> subresources;
   /// Field selector keys beyond metadata.name and metadata.namespace ("spec.nodeName").
   std::vector<std::string> selectable_fields;
+  /// Field labels of the versions stored as this one, in this one's names (the scheme's
+  /// field label conversions): {"regarding.name", "involvedObject.name"} for Events.
+  std::vector<std::pair<std::string, std::string>> field_label_aliases;
   /// `{"kind":"<Kind>","apiVersion":"<group/version>",` (filled by ResourceTable): prefix of a
   /// typed document built from a stored list item.
   std::string type_meta_prefix;
@@ -41,6 +46,10 @@ struct ResourceType {
   /// same resource (autoscaling/v1 HorizontalPodAutoscalers are stored as v2, as the API
   /// server's storage version); empty: this version.
   std::string storage_version;
+  /// The group of storage_version when it is another group's resource (events.k8s.io/v1
+  /// Events are stored as core/v1 Events, as the API server keeps both under one etcd
+  /// prefix); unset: this group.
+  std::optional<std::string> storage_group;
   /// The type of storage_version in the same table (filled by ResourceTable); null when this
   /// type is its own storage.
   const ResourceType* storage = nullptr;

@@ -60,6 +60,8 @@ std::string_view StoredObject::field(std::string_view selector_key) const {
   const auto& fields = type->selectable_fields;
   for (std::size_t i = 0; i < fields.size(); ++i)
     if (fields[i] == selector_key) return field_values[i];
+  for (const auto& [alias, field] : type->field_label_aliases)
+    if (alias == selector_key) return this->field(field);
   throw std::out_of_range("field label not supported: " + std::string(selector_key));
 }
 

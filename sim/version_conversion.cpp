@@ -6,6 +6,7 @@
 #include <boost/json.hpp>
 
 #include "sim/api_error.hpp"
+#include "sim/event_conversion.hpp"
 #include "sim/hpa_conversion.hpp"
 #include "sim/json_fields.hpp"
 #include "sim/wire_form.hpp"
@@ -44,6 +45,10 @@ boost::json::object convert_to(const ResourceType& type, boost::json::object obj
   if (type.group == "autoscaling" && type.resource == "horizontalpodautoscalers") {
     if (type.version == "v1" && from == "autoscaling/v2") return hpa_v2_to_v1(object);
     if (type.version == "v2" && from == "autoscaling/v1") return hpa_v1_to_v2(object);
+  }
+  if (type.resource == "events") {
+    if (type.group == "events.k8s.io" && from == "v1") return event_core_to_events_v1(object);
+    if (type.group.empty() && from == "events.k8s.io/v1") return event_events_v1_to_core(object);
   }
   throw errors::internal(fmt::format("no conversion of {} from {} to {}", type.group_resource(),
                                      from, type.group_version()));

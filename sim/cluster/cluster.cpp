@@ -29,7 +29,7 @@ ClusterOptions ClusterOptions::scaled(double factor) const {
         &out.node_status_report_frequency, &out.pod_status_sync_period, &out.lease_backoff_initial,
         &out.lease_backoff_max, &out.node_monitor_period, &out.node_monitor_grace_period,
         &out.leader_elect_renew_deadline, &out.pod_eviction_timeout, &out.pod_start_delay,
-        &out.pod_termination_delay, &out.retry_delay})
+        &out.pod_termination_delay, &out.retry_delay, &out.event_series_finish})
     scale(*duration);
   out.node_eviction_rate /= factor;
   out.secondary_node_eviction_rate /= factor;

@@ -66,6 +66,13 @@ struct ClusterOptions {
   Duration pod_termination_delay = std::chrono::seconds(1);
   /// Retry delay of a controller whose write failed.
   Duration retry_delay = std::chrono::milliseconds(200);
+  /// Whether the components record Events (core/v1 through client-go's recorder, the
+  /// scheduler's events.k8s.io/v1 with series), as a real cluster's do. Off saves the writes
+  /// in benchmarks that do not look at them (kube-sim --record-events=false).
+  bool record_events = true;
+  /// The events.k8s.io recorder's finishTime (client-go tools/events, 6 min): a series not
+  /// seen for this long gets its final count written and is forgotten; its check runs as often.
+  Duration event_series_finish = std::chrono::minutes(6);
   /// The kubelet version nodes report (status.nodeInfo.kubeletVersion).
   std::string kubelet_version = "v1.35.0";
 

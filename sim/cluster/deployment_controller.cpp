@@ -124,7 +124,8 @@ json::object new_replica_set(const DeploymentView& deployment, std::int64_t repl
 
 DeploymentController::DeploymentController(Context& context)
     : context_(context),
-      loop_(context.executor, "deployment controller", context.options.retry_delay) {
+      loop_(context.executor, "deployment controller", context.options.retry_delay),
+      events_(context, {"deployment-controller", ""}, controller_identity("deployment-controller")) {
   context.caches.deployments.add_handler(
       [this](const DeploymentView* before, const DeploymentView* after) {
         loop_.add((after != nullptr ? after : before)->object->key());
@@ -284,6 +285,10 @@ DeploymentController::ReplicaSetPtr DeploymentController::create_replica_set(
     throw;
   }
   context_.caches.replica_sets.observe(stored);
+  // sync.go getNewReplicaSet
+  if (replicas > 0)
+    events_.event(reference_to("apps/v1", "Deployment", d), "Normal", "ScalingReplicaSet",
+                  fmt::format("Scaled up replica set {} from 0 to {}", stored->name, replicas));
   return context_.caches.replica_sets.get(stored->key());
 }
 
@@ -325,10 +330,12 @@ void DeploymentController::scale(const ReplicaSetView& replica_set, std::int64_t
                                  const DeploymentView& deployment) {
   const auto& rs = *replica_set.object;
   const auto budget = rollout_budget(deployment);
+  std::int64_t old_scale = -1;  // stays -1 when the size needs no update
   auto updated = context_.store.update(context_.types.replica_sets, rs.namespace_, rs.name,
                                        [&](const StoredObject&, json::object object) {
                                          auto& spec = object_at(object, "spec");
                                          if (int_at(spec, "replicas", 1) == replicas) return object;
+                                         old_scale = int_at(spec, "replicas", 1);
                                          spec["replicas"] = replicas;
                                          auto& metadata = object_at(object, "metadata");
                                          metadata["generation"] =
@@ -341,6 +348,12 @@ void DeploymentController::scale(const ReplicaSetView& replica_set, std::int64_t
                                          return object;
                                        });
   context_.caches.replica_sets.observe(std::move(updated));
+  // sync.go scaleReplicaSet
+  if (old_scale >= 0)
+    events_.event(reference_to("apps/v1", "Deployment", *deployment.object), "Normal",
+                  "ScalingReplicaSet",
+                  fmt::format("Scaled {} replica set {} from {} to {}",
+                              old_scale < replicas ? "up" : "down", rs.name, old_scale, replicas));
 }
 
 void DeploymentController::update_status(const DeploymentView& deployment, bool created_new_rs) {

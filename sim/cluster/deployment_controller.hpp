@@ -4,7 +4,8 @@
 // scale down as long as maxUnavailable allows (Recreate: old to zero first). Paused
 // Deployments only scale. Status (replicas, updatedReplicas, readyReplicas,
 // availableReplicas, unavailableReplicas, observedGeneration) and the Available and
-// Progressing conditions are what `kubectl rollout status` and kstatus read.
+// Progressing conditions are what `kubectl rollout status` and kstatus read. Every scaling of
+// a ReplicaSet is a ScalingReplicaSet Event on the Deployment (source deployment-controller).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "sim/cluster/caches.hpp"
+#include "sim/cluster/event_recorder.hpp"
 #include "sim/cluster/work_loop.hpp"
 
 namespace rg::sim::cluster {
@@ -54,6 +56,7 @@ class DeploymentController {
 
   Context& context_;
   WorkLoop loop_;
+  EventRecorder events_;
 };
 
 }  // namespace rg::sim::cluster

@@ -24,15 +24,18 @@ struct NodeCondition {
   std::string_view status;
   std::string_view reason;
   std::string_view message;
+  std::string_view event;  ///< recorded when the condition moves to this status
 };
 
 // What a healthy kubelet posts (pkg/kubelet/nodestatus/setters.go).
 constexpr NodeCondition kHealthy[] = {
     {"MemoryPressure", "False", "KubeletHasSufficientMemory",
-     "kubelet has sufficient memory available"},
-    {"DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
-    {"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
-    {"Ready", "True", "KubeletReady", "kubelet is posting ready status"},
+     "kubelet has sufficient memory available", "NodeHasSufficientMemory"},
+    {"DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure",
+     "NodeHasNoDiskPressure"},
+    {"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available",
+     "NodeHasSufficientPID"},
+    {"Ready", "True", "KubeletReady", "kubelet is posting ready status", "NodeReady"},
 };
 
 std::string host_ip_of(const json::object& node) {
@@ -100,6 +103,7 @@ void Kubelets::sync(const std::string& node_name) {
   auto node = context_.caches.nodes.get("", node_name);
   if (!node) {
     kubelets_.erase(node_name);
+    images_.erase(node_name);
     context_.kubelet_control.forget(node_name);
     return;
   }
@@ -109,9 +113,12 @@ void Kubelets::sync(const std::string& node_name) {
   }
   const auto incarnation = context_.kubelet_control.incarnation(node_name);
   auto& kubelet = kubelets_[node_name];
-  if (kubelet.incarnation != incarnation) {
+  if (!kubelet.events || kubelet.incarnation != incarnation) {
     kubelet = Kubelet{};
     kubelet.incarnation = incarnation;
+    kubelet.events = std::make_unique<KubeletEvents>(
+        context_, node_name, Identity{"system:node:" + node_name, std::string(kKubeletUserAgent)});
+    kubelet.events->starting();
   }
   const auto now = Clock::now();
   auto next = sync_lease(kubelet, *node, now);
@@ -168,7 +175,7 @@ Kubelets::Clock::time_point Kubelets::sync_node_status(Kubelet& kubelet, const N
   if (now < kubelet.status->lands) return kubelet.status->lands;
   const InFlight status = *std::exchange(kubelet.status, std::nullopt);
   if (reachable(name)) {
-    post_node_status(node, status.stamp);
+    post_node_status(kubelet, node, status.stamp);
     kubelet.last_report = status.made;
   }
   kubelet.next_status = now + jittered(options.node_status_update_frequency);
@@ -197,6 +204,7 @@ Kubelets::Clock::time_point Kubelets::sync_pods(Kubelet& kubelet, const NodeView
     if (pod->deleting) {
       kubelet.starting.erase(key);
       auto [entry, added] = kubelet.stopping.try_emplace(key, now + options.pod_termination_delay);
+      if (added && pod->phase == "Running") kubelet.events->pod_stopping(*pod);
       if (entry->second > now) {
         next = std::min(next, entry->second);
       } else if (can_write) {
@@ -205,11 +213,12 @@ Kubelets::Clock::time_point Kubelets::sync_pods(Kubelet& kubelet, const NodeView
       }
     } else if (pod->phase == "Pending") {
       auto [entry, added] = kubelet.starting.try_emplace(key, now + options.pod_start_delay);
+      if (added) kubelet.events->pod_seen(*pod, images_[node_name]);
       if (entry->second > now) {
         next = std::min(next, entry->second);
       } else if (can_write) {
         kubelet.starting.erase(entry);
-        start_pod(*pod, node);
+        start_pod(kubelet, *pod, node);
       }
     } else if (pod->phase == "Running" && !pod->ready && status_sync && can_write) {
       report_ready(*pod);
@@ -218,8 +227,10 @@ Kubelets::Clock::time_point Kubelets::sync_pods(Kubelet& kubelet, const NodeView
   return next;
 }
 
-void Kubelets::post_node_status(const NodeView& node, const std::string& heartbeat) {
+void Kubelets::post_node_status(Kubelet& kubelet, const NodeView& node,
+                                const std::string& heartbeat) {
   const std::string& version = context_.options.kubelet_version;
+  std::vector<std::string_view> moved;  // the conditions this status makes healthy
   auto written = context_.store.update(
       context_.types.nodes, "", node.object->name, [&](const StoredObject&, json::object object) {
         auto& status = object_at(object, "status");
@@ -227,7 +238,14 @@ void Kubelets::post_node_status(const NodeView& node, const std::string& heartbe
         if (string_at(object_at(status, "nodeInfo"), "kubeletVersion").empty())
           fill_node_status(status, node.object->name, version);
         auto& conditions = array_at(status, "conditions");
+        moved.clear();
         for (const auto& condition : kHealthy) {
+          // setters.go: a pressure condition records its Event when it appears or changes;
+          // Ready only when it changes.
+          const auto* before = find_condition(conditions, condition.type);
+          if (before != nullptr ? string_at(*before, "status") != condition.status
+                                : condition.type != "Ready")
+            moved.push_back(condition.event);
           set_condition(conditions, condition.type, condition.status, condition.reason,
                         condition.message, heartbeat);
           (*find_condition(conditions, condition.type))["lastHeartbeatTime"] = heartbeat;
@@ -235,6 +253,7 @@ void Kubelets::post_node_status(const NodeView& node, const std::string& heartbe
         return object;
       });
   context_.caches.nodes.observe(std::move(written));
+  for (auto reason : moved) kubelet.events->node_status(reason);
 }
 
 void Kubelets::renew_lease(const NodeView& node, const std::string& renew_time) {
@@ -269,19 +288,21 @@ void Kubelets::renew_lease(const NodeView& node, const std::string& renew_time) 
   context_.kubelet_control.renewed(name, renew_time);
 }
 
-void Kubelets::start_pod(const PodView& pod, const NodeView& node) {
+void Kubelets::start_pod(Kubelet& kubelet, const PodView& pod, const NodeView& node) {
   const auto& object = *pod.object;
   const std::string now = now_time();
   const std::string host_ip = host_ip_of(node.object->parse());
   const std::uint64_t n = ++started_pods_;
   const std::string pod_ip = fmt::format("10.{}.{}.{}", 244 + (n >> 16) % 8, (n >> 8) & 0xff,
                                          std::max<std::uint64_t>(n & 0xff, 2));
+  bool started = false;
   auto written = context_.store.update(
       context_.types.pods, object.namespace_, object.name,
       [&](const StoredObject& current, json::object stored) {
         if (current.uid != object.uid) return stored;
         auto& status = object_at(stored, "status");
         if (string_at(status, "phase") != "Pending") return stored;
+        started = true;
         status["phase"] = "Running";
         auto& conditions = array_at(status, "conditions");
         for (std::string_view type :
@@ -319,7 +340,8 @@ void Kubelets::start_pod(const PodView& pod, const NodeView& node) {
         status["containerStatuses"] = std::move(statuses);
         return stored;
       });
-  context_.caches.pods.observe(std::move(written));
+  context_.caches.pods.observe(written);
+  if (started) kubelet.events->pod_started(*written, images_[node.object->name]);
 }
 
 void Kubelets::report_ready(const PodView& pod) {

@@ -10,7 +10,8 @@
 //  - it starts the pods bound to its node (Pending -> Running and Ready after pod_start_delay:
 //    conditions, container statuses, pod and host IPs, startTime), puts back a Ready condition
 //    someone else changed on its status manager's next sync (pod_status_sync_period), and
-//    removes its terminating pods after pod_termination_delay.
+//    removes its terminating pods after pod_termination_delay;
+//  - it records the kubelet's Events (sim/cluster/kubelet_events.hpp) with its own recorder.
 // A kubelet dies without any API write through KubeletControl (Cluster::stop_kubelet), or
 // with the node label sim.replica-guard.io/kubelet=stopped; a slow one's renewals and status
 // writes land late; its writes fail while Faults says its identity (user system:node:<node>,
@@ -21,11 +22,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <unordered_map>
 
 #include "sim/cluster/caches.hpp"
+#include "sim/cluster/kubelet_events.hpp"
 #include "sim/cluster/work_loop.hpp"
 
 namespace rg::sim::cluster {
@@ -54,6 +58,7 @@ class Kubelets {
   /// One node's kubelet.
   struct Kubelet {
     std::uint64_t incarnation = 0;  ///< KubeletControl's: another one means a new process
+    std::unique_ptr<KubeletEvents> events;  ///< the process's recorder (null before it starts)
     // The lease controller.
     Clock::time_point next_renewal{};
     std::optional<InFlight> renewal;
@@ -78,13 +83,14 @@ class Kubelets {
   Clock::duration jittered(Clock::duration period);
   InFlight make_write(const std::string& node_name, Clock::time_point now, std::string stamp);
   void renew_lease(const NodeView& node, const std::string& renew_time);
-  void post_node_status(const NodeView& node, const std::string& heartbeat);
-  void start_pod(const PodView& pod, const NodeView& node);
+  void post_node_status(Kubelet& kubelet, const NodeView& node, const std::string& heartbeat);
+  void start_pod(Kubelet& kubelet, const PodView& pod, const NodeView& node);
   void report_ready(const PodView& pod);
 
   Context& context_;
   WorkLoop loop_;
   std::unordered_map<std::string, Kubelet> kubelets_;
+  std::unordered_map<std::string, std::set<std::string>> images_;  ///< pulled, per node
   std::uint64_t started_pods_ = 0;  // numbers pod IPs
   std::mt19937_64 random_{std::random_device{}()};
 };

@@ -34,6 +34,18 @@ bool has_taint(const NodeView& node, std::string_view key, std::string_view effe
                      [&](const Taint& t) { return t.key == key && t.effect == effect; });
 }
 
+// The references RecordNodeEvent ("" apiVersion) and RecordNodeStatusChange ("v1") make: no
+// namespace, no resourceVersion.
+client::ObjectReference node_reference(std::string_view api_version, const std::string& name,
+                                       const std::string& uid) {
+  client::ObjectReference ref;
+  ref.api_version = api_version;
+  ref.kind = "Node";
+  ref.name = name;
+  ref.uid = uid;
+  return ref;
+}
+
 std::string label(const StoredObject& object, std::string_view key) {
   auto found = object.labels.find(key);
   return found == object.labels.end() ? std::string() : std::string(found->second);
@@ -61,7 +73,7 @@ ZoneState compute_zone_state(int ready, int not_ready, double unhealthy_threshol
 NodeLifecycleController::NodeLifecycleController(Context& context)
     : context_(context),
       loop_(context.executor, "node lifecycle controller", context.options.retry_delay),
-      events_(context, "node-controller", "", std::string(kUser), std::string(kUserAgent)) {
+      events_(context, {"node-controller", ""}, {std::string(kUser), std::string(kUserAgent)}) {
   // nodeUpdateQueue: the NoSchedule taints follow every node update.
   context.caches.nodes.add_handler([this](const NodeView* before, const NodeView* after) {
     loop_.add((after != nullptr ? after : before)->object->name);
@@ -129,7 +141,7 @@ void NodeLifecycleController::monitor_node_health() {
     if (!zone_states_.contains(zone)) zone_states_[zone] = ZoneState::initial;
     tainter(zone);
     if (known_nodes_.insert(name).second) {
-      events_.event({"", "Node", "", name, node->object->uid, ""}, "Normal", "RegisteredNode",
+      events_.event(node_reference("", name, node->object->uid), "Normal", "RegisteredNode",
                     fmt::format("Node {} event: Registered Node {} in Controller", name, name));
       mark_node_as_reachable(*node);
     }
@@ -186,7 +198,7 @@ std::optional<std::string> NodeLifecycleController::update_node_health(const Nod
   bool marked = true;
   if (current != "True" && observed == "True") {
     // RecordNodeStatusChange, then MarkPodsNotReady.
-    events_.event({"v1", "Node", "", name, node.object->uid, ""}, "Normal", "NodeNotReady",
+    events_.event(node_reference("v1", name, node.object->uid), "Normal", "NodeNotReady",
                   fmt::format("Node {} status is now: NodeNotReady", name));
     marked = mark_pods_not_ready(name);
   } else if (needs_retry && observed != "True") {
@@ -419,7 +431,7 @@ bool NodeLifecycleController::mark_pods_not_ready(const std::string& node_name) 
         });
     if (!changed) continue;
     context_.caches.pods.observe(written);
-    events_.event(InvolvedObject::of("v1", "Pod", *written), "Warning", "NodeNotReady",
+    events_.event(reference_to("v1", "Pod", *written), "Warning", "NodeNotReady",
                   "Node is not ready");
   }
   return true;

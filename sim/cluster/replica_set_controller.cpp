@@ -44,7 +44,8 @@ void set_count(json::object& status, std::string_view key, std::int64_t value) {
 
 ReplicaSetController::ReplicaSetController(Context& context)
     : context_(context),
-      loop_(context.executor, "replicaset controller", context.options.retry_delay) {
+      loop_(context.executor, "replicaset controller", context.options.retry_delay),
+      events_(context, {"replicaset-controller", ""}, controller_identity("replicaset-controller")) {
   context.caches.replica_sets.add_handler(
       [this](const ReplicaSetView* before, const ReplicaSetView* after) {
         loop_.add((after != nullptr ? after : before)->object->key());
@@ -79,9 +80,13 @@ void ReplicaSetController::manage_replicas(const ReplicaSetView& replica_set,
   const auto have = static_cast<std::int64_t>(active.size());
   if (have < replica_set.replicas) {
     const auto missing = std::min<std::size_t>(replica_set.replicas - have, kBurstReplicas);
-    for (std::size_t i = 0; i < missing; ++i)
-      context_.caches.pods.observe(
-          context_.store.create(context_.types.pods, pod_from_template(replica_set)));
+    const auto reference = reference_to("apps/v1", "ReplicaSet", *replica_set.object);
+    for (std::size_t i = 0; i < missing; ++i) {
+      auto pod = context_.store.create(context_.types.pods, pod_from_template(replica_set));
+      context_.caches.pods.observe(pod);
+      // controller_utils.go RealPodControl.createPods
+      events_.event(reference, "Normal", "SuccessfulCreate", "Created pod: " + pod->name);
+    }
     if (replica_set.replicas - have > static_cast<std::int64_t>(kBurstReplicas))
       loop_.add(replica_set.object->key());
   } else if (have > replica_set.replicas) {
@@ -90,7 +95,12 @@ void ReplicaSetController::manage_replicas(const ReplicaSetView& replica_set,
     // Copies: deleting updates the cache, which owns the views `active` points to.
     std::vector<PodView> doomed;
     for (std::size_t i = 0; i < surplus; ++i) doomed.push_back(*active[i]);
-    for (const auto& pod : doomed) delete_pod(context_, pod);
+    const auto reference = reference_to("apps/v1", "ReplicaSet", *replica_set.object);
+    for (const auto& pod : doomed) {
+      delete_pod(context_, pod);
+      // controller_utils.go RealPodControl.DeletePod
+      events_.event(reference, "Normal", "SuccessfulDelete", "Deleted pod: " + pod.object->name);
+    }
   }
 }
 

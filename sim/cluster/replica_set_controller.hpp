@@ -3,7 +3,8 @@
 // stranded on a dead node still count until they are deleted -- the gap replica-guard closes.
 // Creates pods from the template (controller owner reference), deletes the least valuable
 // first (unscheduled, pending, not ready, newest), and writes status.replicas /
-// fullyLabeledReplicas / readyReplicas / availableReplicas / observedGeneration.
+// fullyLabeledReplicas / readyReplicas / availableReplicas / observedGeneration. Records
+// SuccessfulCreate / SuccessfulDelete Events on the ReplicaSet (source replicaset-controller).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "sim/cluster/caches.hpp"
+#include "sim/cluster/event_recorder.hpp"
 #include "sim/cluster/work_loop.hpp"
 
 namespace rg::sim::cluster {
@@ -27,6 +29,7 @@ class ReplicaSetController {
 
   Context& context_;
   WorkLoop loop_;
+  EventRecorder events_;
 };
 
 }  // namespace rg::sim::cluster

@@ -11,9 +11,21 @@
 
 namespace rg::sim::cluster {
 namespace json = boost::json;
+namespace {
 
+// The WorkLoop key of the events library's finishSeries pass (pod keys contain no \x01).
+const std::string kFinishSeriesKey = "\x01finish-series";
+
+}  // namespace
+
+// The recorder of the profile's scheduler name; its instance is "<controller>-<hostname>"
+// (tools/events NewRecorder), the host being kube-sim's control plane.
 Scheduler::Scheduler(Context& context)
-    : context_(context), loop_(context.executor, "scheduler", context.options.retry_delay) {
+    : context_(context),
+      loop_(context.executor, "scheduler", context.options.retry_delay),
+      events_(context, "default-scheduler", "default-scheduler-kube-sim",
+              {"system:kube-scheduler", "kube-scheduler/v1.35.0 (linux/amd64) kubernetes/sim"}) {
+  loop_.add_at(kFinishSeriesKey, WorkLoop::Clock::now() + context.options.event_series_finish);
   context.caches.pods.add_handler([this](const PodView*, const PodView* after) {
     if (after != nullptr && after->node_name.empty() && after->active())
       loop_.add(after->object->key());
@@ -67,6 +79,11 @@ std::string Scheduler::pick_node(const PodView& pod, std::string& reason) const 
 }
 
 void Scheduler::sync(const std::string& key) {
+  if (key == kFinishSeriesKey) {
+    events_.finish_series(std::chrono::system_clock::now());
+    loop_.add_at(key, WorkLoop::Clock::now() + context_.options.event_series_finish);
+    return;
+  }
   auto pod = context_.caches.pods.get(key);
   if (!pod || !pod->node_name.empty() || !pod->active()) return;
   if (pod->scheduler_name != "default-scheduler" && !pod->scheduler_name.empty()) return;
@@ -74,6 +91,10 @@ void Scheduler::sync(const std::string& key) {
   const std::string node = pick_node(*pod, reason);
   const std::string now = now_time();
   const auto& object = *pod->object;
+  const auto reference = reference_to("v1", "Pod", object);
+  // schedule_one.go handleSchedulingFailure: the Event, then the condition.
+  if (node.empty()) events_.event(reference, "Warning", "FailedScheduling", "Scheduling", reason);
+  bool bound = false;
   auto written = context_.store.update(
       context_.types.pods, object.namespace_, object.name,
       [&](const StoredObject& current, json::object stored) {
@@ -83,6 +104,7 @@ void Scheduler::sync(const std::string& key) {
         if (node.empty()) {
           set_condition(conditions, "PodScheduled", "False", "Unschedulable", reason, now);
         } else {
+          bound = true;
           object_at(stored, "spec")["nodeName"] = node;
           set_condition(conditions, "PodScheduled", "True", "", "", now);
           if (auto* scheduled = find_condition(conditions, "PodScheduled")) {
@@ -92,7 +114,12 @@ void Scheduler::sync(const std::string& key) {
         }
         return stored;
       });
-  context_.caches.pods.observe(std::move(written));
+  context_.caches.pods.observe(written);
+  // schedule_one.go finishBinding
+  if (bound)
+    events_.event(reference, "Normal", "Scheduled", "Binding",
+                  fmt::format("Successfully assigned {}/{} to {}", object.namespace_, object.name,
+                              node));
 }
 
 }  // namespace rg::sim::cluster

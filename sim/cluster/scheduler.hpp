@@ -4,7 +4,9 @@
 // TaintToleration, NodeAffinity; a node is rejected for the first that fails), spreading them
 // (fewest pods first, then by name), and sets the PodScheduled condition -- True on binding,
 // False/Unschedulable with kube-scheduler's message when no node fits; such pods are retried
-// whenever a node changes.
+// whenever a node changes. Records its Events through events.k8s.io/v1 as kube-scheduler does
+// (reportingController default-scheduler): Scheduled (action Binding) after a binding,
+// FailedScheduling (action Scheduling, Warning) before the condition of a failure.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -12,6 +14,7 @@
 #include <string>
 
 #include "sim/cluster/caches.hpp"
+#include "sim/cluster/events_v1_recorder.hpp"
 #include "sim/cluster/work_loop.hpp"
 
 namespace rg::sim::cluster {
@@ -28,6 +31,7 @@ class Scheduler {
 
   Context& context_;
   WorkLoop loop_;
+  EventsV1Recorder events_;
 };
 
 }  // namespace rg::sim::cluster

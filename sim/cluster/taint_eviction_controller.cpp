@@ -1,6 +1,7 @@
 // TaintEvictionController (see taint_eviction_controller.hpp).
 #include "sim/cluster/taint_eviction_controller.hpp"
 
+#include <fmt/format.h>
 #include <boost/json/value.hpp>
 
 #include <optional>
@@ -14,11 +15,15 @@ namespace json = boost::json;
 
 TaintEvictionController::TaintEvictionController(Context& context)
     : context_(context),
-      loop_(context.executor, "taint eviction controller", context.options.retry_delay) {
+      loop_(context.executor, "taint eviction controller", context.options.retry_delay),
+      events_(context, {"taint-eviction-controller", ""},
+              controller_identity("taint-eviction-controller")) {
   context.caches.nodes.add_handler([this](const NodeView* before, const NodeView* after) {
     loop_.add((after != nullptr ? after : before)->object->name);
   });
-  context.caches.pods.add_handler([this](const PodView*, const PodView* after) {
+  context.caches.pods.add_handler([this](const PodView* before, const PodView* after) {
+    if (after == nullptr && before != nullptr && scheduled_.contains(before->object->key()))
+      loop_.add(before->node_name);  // a pod gone with its eviction pending
     if (after == nullptr || after->node_name.empty() || after->deleting) return;
     auto node = context_.caches.nodes.get("", after->node_name);
     if (!node) return;
@@ -52,9 +57,18 @@ void TaintEvictionController::sync(const std::string& node_name) {
   });
   for (const auto& taint : no_execute)
     tainted_since_.try_emplace({node_name, taint.key, taint.value}, now);
+  const auto& caches = context_.caches;
+  // cancelWorkWithEvent: pending evictions of pods that went, or of a node without taints now.
+  for (auto it = scheduled_.begin(); it != scheduled_.end();) {
+    if (it->second == node_name && (no_execute.empty() || !caches.pods.get(it->first))) {
+      record(it->first, "Cancelling deletion of Pod");
+      it = scheduled_.erase(it);
+    } else {
+      ++it;
+    }
+  }
   if (no_execute.empty()) return;
 
-  const auto& caches = context_.caches;
   const auto& keys = caches.pods.indexed(caches.pods_by_node, node_name);
   const std::vector<std::string> pod_keys(keys.begin(), keys.end());
   std::optional<Clock::time_point> next;
@@ -84,14 +98,32 @@ void TaintEvictionController::sync(const std::string& node_name) {
       }
       if (!evict_at || at < *evict_at) evict_at = at;
     }
-    if (!evict_at) continue;
+    if (!evict_at) {
+      if (scheduled_.erase(key) > 0) record(key, "Cancelling deletion of Pod");
+      continue;
+    }
     if (*evict_at <= now) {
+      scheduled_.erase(key);
+      record(key, "Marking for deletion Pod");
       evict(*pod);
-    } else if (!next || *evict_at < *next) {
+      continue;
+    }
+    scheduled_[key] = node_name;
+    if (!next || *evict_at < *next) {
       next = evict_at;
     }
   }
   if (next) loop_.add_at(node_name, *next);
+}
+
+void TaintEvictionController::record(const std::string& key, std::string_view what) {
+  const auto slash = key.find('/');
+  client::ObjectReference ref;
+  ref.api_version = "v1";
+  ref.kind = "Pod";
+  ref.namespace_ = key.substr(0, slash);
+  ref.name = key.substr(slash + 1);
+  events_.event(ref, "Normal", "TaintManagerEviction", fmt::format("{} {}", what, key));
 }
 
 void TaintEvictionController::evict(const PodView& pod) {

@@ -1,5 +1,6 @@
-// Aggregation, counting and the spam filter of Events (see event_correlator.hpp).
-#include "operator/event_correlator.hpp"
+// Aggregation, counting and the spam filter of Events (see event_correlator.hpp): client-go
+// v0.35.0 tools/record/events_cache.go (EventAggregate, eventObserve, Filter, EventCorrelate).
+#include "client/record/event_correlator.hpp"
 
 #include <fmt/format.h>
 
@@ -7,25 +8,25 @@
 
 #include "client/model/time.hpp"
 
-namespace rg::op {
+namespace rg::client {
 
 namespace {
 
 // The involved object as its source sees it: the spam filter's key, and the start of the others.
-std::string object_key(const client::Event& e) {
+std::string object_key(const Event& e) {
   const auto& o = e.involved_object;
   return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", e.source.component, e.source.host,
                      o.kind, o.namespace_, o.name, o.uid, o.api_version);
 }
 
 // Similar Events share this key: everything but the message.
-std::string similar_key(const client::Event& e) {
+std::string similar_key(const Event& e) {
   return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", object_key(e), e.type, e.reason,
                      e.reporting_component, e.reporting_instance);
 }
 
 // Exact repeats share this key.
-std::string repeat_key(const client::Event& e) {
+std::string repeat_key(const Event& e) {
   return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}", object_key(e), e.involved_object.field_path,
                      e.type, e.reason, e.message);
 }
@@ -44,7 +45,7 @@ EventCorrelator::EventCorrelator(EventCorrelatorOptions options)
       observed_(options.cache_size),
       buckets_(options.cache_size) {}
 
-std::optional<client::Event> EventCorrelator::correlate(client::Event event,
+std::optional<Event> EventCorrelator::correlate(Event event,
                                                         WallClock::time_point now) {
   const std::string key = aggregate(event, now);
   observe(event, key);
@@ -54,7 +55,7 @@ std::optional<client::Event> EventCorrelator::correlate(client::Event event,
 
 // Notes the message among the similar Events; from the max-th distinct one on, turns `event` into
 // the combined Event. Returns the key its repeats are counted under.
-std::string EventCorrelator::aggregate(client::Event& event, WallClock::time_point now) {
+std::string EventCorrelator::aggregate(Event& event, WallClock::time_point now) {
   std::string key = similar_key(event);
   SimilarEvents* similar = similar_.get(key);
   if (similar == nullptr || now - similar->last > options_.aggregate_interval) {
@@ -66,13 +67,13 @@ std::string EventCorrelator::aggregate(client::Event& event, WallClock::time_poi
   similar->messages.erase(similar->messages.begin());  // never hold more than max
   event.metadata.name = event_name(event.involved_object.name, now);
   event.message = std::string(kCombinedEventPrefix) + event.message;
-  event.first_timestamp = event.last_timestamp = client::format_time(now);
+  event.first_timestamp = event.last_timestamp = format_time(now);
   event.count = 1;
   return key;
 }
 
 // A repeat takes over the name, firstTimestamp and count of the Event it repeats.
-void EventCorrelator::observe(client::Event& event, const std::string& key) {
+void EventCorrelator::observe(Event& event, const std::string& key) {
   if (const Observation* seen = observed_.get(key)) {
     event.metadata.name = seen->name;
     event.first_timestamp = seen->first_timestamp;
@@ -81,8 +82,9 @@ void EventCorrelator::observe(client::Event& event, const std::string& key) {
   observed_.put(key, Observation{event.count, event.first_timestamp, event.metadata.name});
 }
 
-bool EventCorrelator::allowed(const client::Event& event, WallClock::time_point now) {
-  const std::string key = object_key(event);
+// getSpamKey: the source, the object and the type (not the reason).
+bool EventCorrelator::allowed(const Event& event, WallClock::time_point now) {
+  const std::string key = fmt::format("{}\x1f{}", object_key(event), event.type);
   const double burst = std::max(1, options_.spam_burst);
   TokenBucket* bucket = buckets_.get(key);
   if (bucket == nullptr) bucket = &buckets_.put(key, TokenBucket{burst, now});
@@ -95,4 +97,4 @@ bool EventCorrelator::allowed(const client::Event& event, WallClock::time_point 
   return true;
 }
 
-}  // namespace rg::op
+}  // namespace rg::client

@@ -1,5 +1,7 @@
-// EventCorrelator: what client-go's record.EventCorrelator does to each Event before it is
-// written, so that a busy or failing controller cannot flood the API server with Events.
+// EventCorrelator: what client-go's record.EventCorrelator (tools/record/events_cache.go,
+// v0.35) does to each core/v1 Event before it is written, so that a busy or failing controller
+// cannot flood the API server with Events. Used by the operator's EventBroadcaster and by
+// kube-sim's simulated components (sim/cluster/event_recorder.*), as both use client-go's.
 // In order, for each Event as the recorder made it (count 1, a fresh name):
 //  1. Aggregation: Events that differ only in their message (same object, type, reason and
 //     reporter) are similar. From the 10th distinct message within 10 minutes of the previous
@@ -8,7 +10,7 @@
 //  2. Counting: an exact repeat (same object, type, reason and message, or the same combined
 //     Event) of one seen before is not created again: it becomes a PATCH of the first one's count
 //     (+1), lastTimestamp and message, keeping its name and firstTimestamp.
-//  3. Spam filter: per object, a token bucket of 25 Events refilled with one every 5 minutes;
+//  3. Spam filter: per source, object and type, a token bucket of 25 Events refilled with one every 5 minutes;
 //     an Event without a token is held back (still counted, so the next one written carries the
 //     true count).
 // Each memory is an LRU cache of 4096 entries. Pure: no I/O, no lock, the time is an argument,
@@ -24,9 +26,9 @@
 #include <unordered_set>
 
 #include "client/model/event.hpp"
-#include "operator/event_lru_cache.hpp"
+#include "client/record/lru_cache.hpp"
 
-namespace rg::op {
+namespace rg::client {
 
 /// client-go's CorrelatorOptions and their defaults.
 struct EventCorrelatorOptions {
@@ -53,7 +55,7 @@ class EventCorrelator {
   /// The Event to write for `event`, recorded at `now`: a new one (count 1, to create) or a
   /// repeat (count > 1, to patch onto the Event of that name). std::nullopt when the spam filter
   /// holds it back.
-  std::optional<client::Event> correlate(client::Event event, WallClock::time_point now);
+  std::optional<Event> correlate(Event event, WallClock::time_point now);
 
  private:
   struct SimilarEvents {
@@ -70,9 +72,9 @@ class EventCorrelator {
     WallClock::time_point last;
   };
 
-  std::string aggregate(client::Event& event, WallClock::time_point now);
-  void observe(client::Event& event, const std::string& key);
-  bool allowed(const client::Event& event, WallClock::time_point now);
+  std::string aggregate(Event& event, WallClock::time_point now);
+  void observe(Event& event, const std::string& key);
+  bool allowed(const Event& event, WallClock::time_point now);
 
   EventCorrelatorOptions options_;
   LruCache<SimilarEvents> similar_;
@@ -80,4 +82,4 @@ class EventCorrelator {
   LruCache<TokenBucket> buckets_;
 };
 
-}  // namespace rg::op
+}  // namespace rg::client

@@ -1,6 +1,6 @@
 // LruCache: a map of string keys holding at most `capacity` entries, forgetting the least recently
 // used one when a new key would exceed it. The event correlator keeps its three memories in these
-// (client-go bounds the same caches at 4096 entries), so a long-running operator that sees many
+// (client-go bounds the same caches at 4096 entries), so a long-running component that sees many
 // objects does not grow without limit. Not synchronised: its owner serialises access.
 #pragma once
 
@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace rg::op {
+namespace rg::client {
 
 template <class Value>
 class LruCache {
@@ -51,4 +51,4 @@ class LruCache {
   std::unordered_map<std::string, typename Entries::iterator> index_;
 };
 
-}  // namespace rg::op
+}  // namespace rg::client

@@ -5,11 +5,11 @@
 #include <string>
 
 #include "client/model/time.hpp"
-#include "operator/event_correlator.hpp"
+#include "client/record/event_correlator.hpp"
 
 using namespace std::chrono_literals;
 using rg::client::Event;
-using rg::op::EventCorrelator;
+using rg::client::EventCorrelator;
 
 namespace {
 
@@ -25,7 +25,7 @@ Event made(std::string name, std::string reason, std::string message,
   e.involved_object.name = std::move(name);
   e.involved_object.uid = "uid-" + e.involved_object.name;
   e.metadata.namespace_ = "shop";
-  e.metadata.name = rg::op::event_name(e.involved_object.name, at);
+  e.metadata.name = rg::client::event_name(e.involved_object.name, at);
   e.type = "Normal";
   e.reason = std::move(reason);
   e.message = std::move(message);
@@ -42,7 +42,7 @@ TEST_CASE("a repeat takes the first Event's name, firstTimestamp and count + 1")
   const auto first = correlator.correlate(made("web", "ScaledUp", "3 -> 4", kStart), kStart);
   REQUIRE(first);
   CHECK(first->count == 1);
-  CHECK(first->metadata.name == rg::op::event_name("web", kStart));
+  CHECK(first->metadata.name == rg::client::event_name("web", kStart));
   const auto later = kStart + 30s;
   const auto repeat = correlator.correlate(made("web", "ScaledUp", "3 -> 4", later), later);
   REQUIRE(repeat);
