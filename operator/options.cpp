@@ -81,6 +81,12 @@ void add_flags(CLI::App& app, Options& o) {
                "scheduled there, until their Lease renews (needs get and patch on nodes, which "
                "also allow other node edits: see the README). Off: taints a previous run left "
                "are removed when the permission allows it");
+  app.add_flag("--mark-suspect-pods-not-ready", o.mark_suspect_pods_not_ready,
+               "Set the Ready condition of guarded Deployments' pods on a suspect node to False "
+               "(as the node lifecycle controller does ~50 s after a death), once per suspicion, "
+               "with a Warning Event NodeLeaseExpired, so that Services stop routing to them; a "
+               "live kubelet puts its Ready back on its next status sync (needs patch on "
+               "pods/status)");
   app.add_flag("--remove-suspect-taints", o.remove_suspect_taints,
                "Remove replica-guard.io/suspect from every node and exit (the Helm chart's "
                "pre-delete hook)");
