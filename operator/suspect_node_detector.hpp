@@ -19,7 +19,8 @@
 //  (c) it has both a Node and a Lease: Leases without a Node are ignored, a Node without a Lease
 //      (an old kubelet) is never suspect.
 // A node that was suspect keeps its `suspected_at` until its Lease renews, its status heartbeat
-// advances or one of its pods is seen turn Ready (proof_of_life), even while (b) does not hold, for the NotReady grace (see NodeHealth).
+// advances or one of its pods is seen turn Ready (proof_of_life), even while (b) does not hold, for
+// the NotReady grace (see NodeHealth).
 #pragma once
 
 #include <chrono>

@@ -91,8 +91,9 @@ boost::asio::awaitable<void> SuspectPodMarker::sync(NodeLeaseMonitor& node_healt
   for (const PodMark& mark : plan_not_ready_marks(episodes, pods, policy, marked_)) {
     const std::string why = evidence[mark.node];
     const std::string message =
-        why + ": set the pod's Ready condition to False (Services stop routing to it) until its "
-              "kubelet reports it again";
+        why +
+        ": set the pod's Ready condition to False (Services stop routing to it) until its "
+        "kubelet reports it again";
     if (dry_run_) {
       marked_.add(find_episode(mark.node), mark.uid);
       log(spdlog::level::info, "dry-run, not done: mark the pod NotReady",

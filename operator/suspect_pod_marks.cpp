@@ -28,8 +28,8 @@ void MarkedPods::keep_only(const std::vector<SuspectEpisode>& current) {
 }
 
 std::vector<PodMark> plan_not_ready_marks(const std::vector<SuspectEpisode>& suspects,
-                                          const std::vector<PodReadiness>& pods,
-                                          MarkPolicy policy, const MarkedPods& marked) {
+                                          const std::vector<PodReadiness>& pods, MarkPolicy policy,
+                                          const MarkedPods& marked) {
   std::vector<PodMark> marks;
   if (!policy.enabled || policy.surges_suppressed) return marks;
   for (const PodReadiness& pod : pods) {

@@ -51,7 +51,7 @@ struct PodReadiness {
   std::string name;
   std::string uid;
   std::string node;
-  bool ready = false;                ///< its Ready condition is True
+  bool ready = false;               ///< its Ready condition is True
   std::size_t ready_condition = 0;  ///< that condition's index in status.conditions
   bool guarded = false;             ///< a guarded Deployment selects it
 };
@@ -83,8 +83,8 @@ class MarkedPods {
 
 /// The pods to mark now, in the order of `pods`.
 std::vector<PodMark> plan_not_ready_marks(const std::vector<SuspectEpisode>& suspects,
-                                          const std::vector<PodReadiness>& pods,
-                                          MarkPolicy policy, const MarkedPods& marked);
+                                          const std::vector<PodReadiness>& pods, MarkPolicy policy,
+                                          const MarkedPods& marked);
 
 /// The JSON patch (RFC 6902) for a pod's status subresource that sets the Ready condition at
 /// `index` of status.conditions to False with lastTransitionTime `now` (RFC 3339), keeping its

@@ -49,7 +49,8 @@ bool ready(const OperatorFixture& f, const std::string& pod) {
 }
 
 // Whether every one of `pods` has Ready `status` now.
-bool all_ready_status(const OperatorFixture& f, const std::vector<json::object>& pods, bool status) {
+bool all_ready_status(const OperatorFixture& f, const std::vector<json::object>& pods,
+                      bool status) {
   return std::all_of(pods.begin(), pods.end(),
                      [&](const json::object& pod) { return ready(f, name_of(pod)) == status; });
 }
@@ -92,8 +93,8 @@ TEST_CASE("a suspect node's guarded pods lose Ready while the node still says Re
   // Pods of Deployments that did not opt in are not touched.
   CHECK(all_ready_status(f, plain, true));
   // A stopped kubelet puts nothing back, through several of its status sync periods...
-  CHECK_FALSE(f.run_until([&] { return !all_ready_status(f, web, false); },
-                          std::chrono::seconds(3)));
+  CHECK_FALSE(
+      f.run_until([&] { return !all_ready_status(f, web, false); }, std::chrono::seconds(3)));
   // ...and once, for all those syncs: no second mark, no second Event.
   for (const auto& pod : web) CHECK(f.event_count(name_of(pod), kNodeLeaseExpiredReason) == 1);
 
@@ -169,8 +170,8 @@ TEST_CASE("surges suppressed: no pod loses Ready") {
   const auto failed = f.fail_busiest_node("web");
   const auto web = pods_on(f, "web", failed.node);
   CHECK(f.run_until([&] { return f.has_event("web", "SurgeSuppressed"); }));
-  CHECK_FALSE(f.run_until([&] { return !all_ready_status(f, web, true); },
-                          std::chrono::seconds(3)));
+  CHECK_FALSE(
+      f.run_until([&] { return !all_ready_status(f, web, true); }, std::chrono::seconds(3)));
 }
 
 TEST_CASE("kube-sim: a live kubelet's write-back is a MODIFIED event; a stopped one writes none") {
@@ -192,8 +193,7 @@ TEST_CASE("kube-sim: a live kubelet's write-back is a MODIFIED event; a stopped 
   const auto drain = [&] {
     for (const auto& event : watch.watcher->take()) {
       if (event.type != sim::EventType::kModified) continue;
-      ready_written[event.object->name].push_back(
-          condition_status(event.object->parse(), "Ready"));
+      ready_written[event.object->name].push_back(condition_status(event.object->parse(), "Ready"));
     }
   };
   CHECK(f.run_until([&] {
