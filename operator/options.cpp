@@ -132,9 +132,9 @@ void validate(const Options& o) {
   check_duration("--scale-down-delay", o.scale_down_delay);
   check_duration("--cache-consistency-check-period", o.cache_consistency_check_period);
   if (parse_duration(o.node_lease_grace).count() == 0) {
-    for (const auto& [on, flag] : {std::pair{o.taint_suspect_nodes, "--taint-suspect-nodes"},
-                                   std::pair{o.mark_suspect_pods_not_ready,
-                                             "--mark-suspect-pods-not-ready"}}) {
+    for (const auto& [on, flag] :
+         {std::pair{o.taint_suspect_nodes, "--taint-suspect-nodes"},
+          std::pair{o.mark_suspect_pods_not_ready, "--mark-suspect-pods-not-ready"}}) {
       if (on)
         throw std::invalid_argument(std::string(flag) +
                                     " acts on nodes the Lease signal suspects, and "
