@@ -3,6 +3,7 @@
 
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <map>
 
 #include "client/model/time.hpp"
