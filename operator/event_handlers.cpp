@@ -83,7 +83,14 @@ void register_event_handlers(const WatchedInformers& informers, const Enqueue& e
              [pod_changed](const auto& p, bool initial) {
                if (!initial) pod_changed(p);
              },
-         .on_update = [pod_changed](const auto&, const auto& p) { pod_changed(p); },
+         .on_update =
+             [pod_changed, &health = informers.node_health](const auto& old_pod, const auto& p) {
+               // Only a kubelet writes Ready=True: its node is alive (it may have put back a
+               // status replica-guard or the node lifecycle controller set to False).
+               if (!pod_facts(*old_pod).ready && pod_facts(*p).ready && !p->spec.node_name.empty())
+                 health.proof_of_life(p->spec.node_name);
+               pod_changed(p);
+             },
          .on_delete =
              [pod_changed](const auto& p) {
                if (auto object = informer::object_of<Pod>(p)) pod_changed(object);

@@ -40,6 +40,7 @@
 #include "operator/readiness.hpp"
 #include "operator/reconciler.hpp"
 #include "operator/suspect_node_tainter.hpp"
+#include "operator/suspect_pod_marker.hpp"
 #include "workqueue/metrics.hpp"
 #include "workqueue/rate_limiting_queue.hpp"
 
@@ -109,6 +110,8 @@ struct Manager::Impl {
         event_sink(client),
         events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
         tainter(client, &events, options.taint_suspect_nodes, options.dry_run),
+        marker(client, events, MarkerCaches{view_of(deployments), view_of(pods), hpa_for()},
+               options.mark_suspect_pods_not_ready, options.dry_run),
         reconciler(
             Caches{view_of(deployments), view_of(pods), nodes.indexer(), node_health, hpa_for()},
             writer, events, &metrics, reconciler_config(), [this] { return may_write(); }) {
@@ -267,12 +270,18 @@ struct Manager::Impl {
 
   // After each sweep: with --taint-suspect-nodes the leader first brings the taints in line (a
   // node that turned suspect is tainted before its Deployments are reconciled, so no surge pod is
-  // scheduled onto it), then the Deployments on nodes whose standing changed are queued.
+  // scheduled onto it), then the Deployments on nodes whose standing changed are queued; then,
+  // with --mark-suspect-pods-not-ready, the leader marks the guarded pods on suspect nodes
+  // NotReady (the surge does not wait for those writes).
   asio::awaitable<void> after_sweep(std::vector<std::string> changed) {
     if (options.taint_suspect_nodes && queue.load()) co_await sync_taints();
     for (const std::string& node : changed) {
       for (const auto& key : deployments_for_node(view_of(deployments), view_of(pods), node))
         enqueue(key);
+    }
+    if (options.mark_suspect_pods_not_ready && queue.load()) {
+      co_await marker.sync(node_health, surges_suppressed(nodes.indexer(), node_health,
+                                                          options.max_unhealthy_node_fraction));
     }
   }
 
@@ -489,6 +498,7 @@ struct Manager::Impl {
   RestEventSink event_sink;
   EventBroadcaster events;
   SuspectNodeTainter tainter;
+  SuspectPodMarker marker;
   Reconciler reconciler;
   std::unique_ptr<RestLeaseLock> lease;
   std::unique_ptr<LeaderElector> elector;

@@ -88,6 +88,11 @@ void NodeLeaseMonitor::node_deleted(std::string_view node) {
   detector_.node_deleted(node, clock_());
 }
 
+void NodeLeaseMonitor::proof_of_life(std::string_view node) {
+  std::lock_guard lock(mutex_);
+  detector_.proof_of_life(node, clock_());
+}
+
 void NodeLeaseMonitor::observing_from_now() {
   std::lock_guard lock(mutex_);
   detector_.observing_from(clock_());

@@ -39,6 +39,8 @@ class NodeLeaseMonitor {
   /// Called from the Node informer's handler.
   void node_seen(const client::Node& node);
   void node_deleted(std::string_view node);
+  /// Called from the Pod informer's handler when a pod on `node` turned Ready.
+  void proof_of_life(std::string_view node);
   /// The Lease informer (re)listed, or this instance gained leadership: silences count from now.
   void observing_from_now();
 

@@ -81,6 +81,12 @@ void add_flags(CLI::App& app, Options& o) {
                "scheduled there, until their Lease renews (needs get and patch on nodes, which "
                "also allow other node edits: see the README). Off: taints a previous run left "
                "are removed when the permission allows it");
+  app.add_flag("--mark-suspect-pods-not-ready", o.mark_suspect_pods_not_ready,
+               "Set the Ready condition of guarded Deployments' pods on a suspect node to False "
+               "(as the node lifecycle controller does ~50 s after a death), once per suspicion, "
+               "with a Warning Event NodeLeaseExpired, so that Services stop routing to them; a "
+               "live kubelet puts its Ready back on its next status sync (needs patch on "
+               "pods/status)");
   app.add_flag("--remove-suspect-taints", o.remove_suspect_taints,
                "Remove replica-guard.io/suspect from every node and exit (the Helm chart's "
                "pre-delete hook)");
@@ -125,6 +131,17 @@ void validate(const Options& o) {
   check_duration("--node-lease-grace", o.node_lease_grace);
   check_duration("--scale-down-delay", o.scale_down_delay);
   check_duration("--cache-consistency-check-period", o.cache_consistency_check_period);
+  if (parse_duration(o.node_lease_grace).count() == 0) {
+    for (const auto& [on, flag] :
+         {std::pair{o.taint_suspect_nodes, "--taint-suspect-nodes"},
+          std::pair{o.mark_suspect_pods_not_ready, "--mark-suspect-pods-not-ready"}}) {
+      if (on)
+        throw std::invalid_argument(std::string(flag) +
+                                    " acts on nodes the Lease signal suspects, and "
+                                    "--node-lease-grace=0 turns that signal off: give a grace "
+                                    "(default 24s) or drop the flag");
+    }
+  }
   try {
     IntOrPercent::parse(o.default_max_surge);
   } catch (const std::invalid_argument& e) {

@@ -43,6 +43,9 @@ struct Options {
   std::string cache_consistency_check_period = "0";
   /// Taint suspect nodes replica-guard.io/suspect:NoSchedule (needs get and patch on nodes).
   bool taint_suspect_nodes = false;
+  /// Set the Ready condition of guarded pods on suspect nodes to False (needs patch on
+  /// pods/status).
+  bool mark_suspect_pods_not_ready = false;
   /// Remove replica-guard's taint from every node and exit (the chart's pre-delete hook).
   bool remove_suspect_taints = false;
   std::string log_format = "text";

@@ -36,6 +36,10 @@ std::vector<Permission> required_permissions(const Options& options,
     wanted.push_back({"patch", "apps", "deployments", "scale", ns, "scaling Deployments"});
     for (const char* verb : {"create", "patch"})
       wanted.push_back({verb, "", "events", "", ns, "Events on the Deployments it manages"});
+    if (options.mark_suspect_pods_not_ready) {
+      wanted.push_back({"patch", "", "pods", "status", ns,
+                        "marking pods on suspect nodes NotReady (--mark-suspect-pods-not-ready)"});
+    }
   }
   for (const char* verb : {"list", "watch"})
     wanted.push_back({verb, "", "nodes", "", "", "the Node informer"});

@@ -141,6 +141,14 @@ void SuspectNodeDetector::node_deleted(std::string_view name, TimePoint now) {
   membership_or_renewal_changed(now);
 }
 
+void SuspectNodeDetector::proof_of_life(std::string_view name, TimePoint now) {
+  advance(now);
+  const auto it = nodes_.find(name);
+  if (it == nodes_.end()) return;
+  it->second.alive_at = std::max(it->second.alive_at, now);
+  it->second.suspected_at.reset();
+}
+
 void SuspectNodeDetector::observing_from(TimePoint now) {
   advance(now);
   observing_since_ = now;

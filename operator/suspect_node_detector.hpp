@@ -18,8 +18,9 @@
 //      its next renewal yet is never judged;
 //  (c) it has both a Node and a Lease: Leases without a Node are ignored, a Node without a Lease
 //      (an old kubelet) is never suspect.
-// A node that was suspect keeps its `suspected_at` until its Lease renews or its status heartbeat
-// advances, even while (b) does not hold, for the NotReady grace (see NodeHealth).
+// A node that was suspect keeps its `suspected_at` until its Lease renews, its status heartbeat
+// advances or one of its pods is seen turn Ready (proof_of_life), even while (b) does not hold, for
+// the NotReady grace (see NodeHealth).
 #pragma once
 
 #include <chrono>
@@ -83,6 +84,9 @@ class SuspectNodeDetector {
   void node_seen(std::string_view name, bool ready, std::string_view heartbeat,
                  std::string_view ready_status, TimePoint now);
   void node_deleted(std::string_view name, TimePoint now);
+  /// A pod on the node was seen turn Ready (only its kubelet writes Ready=True, e.g. putting
+  /// back a status someone else set to False): the node is alive, as after a heartbeat.
+  void proof_of_life(std::string_view name, TimePoint now);
 
   /// The Lease informer (re)listed, or the operator gained leadership: nobody's silence counts
   /// from before `now`.

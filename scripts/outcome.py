@@ -17,6 +17,14 @@ is kube-sim's -- and a Pod watch timestamps every change. Per setup:
 
 Both are observed (the time the Pod event arrived), never computed from a formula, and reported
 in real-cluster seconds (observed seconds / time scale).
+
+Also watched, for every setup: pods bound to a node while it carries replica-guard's taint
+replica-guard.io/suspect (--taint-suspect-nodes), by resourceVersion -- kube-sim's, like etcd's,
+is one counter over every object, so a binding written between the taint's addition and its
+removal was made while the node carried it (tainted_bindings); and every change of a pod's Ready
+condition, for the cost of a false suspicion (false_positive: a slow kubelet whose Lease renewals
+land just past replica-guard's grace, whose healthy pods --mark-suspect-pods-not-ready sets
+NotReady until the kubelet's next pod status sync).
 """
 import json
 import random
@@ -28,6 +36,7 @@ from kube_api import ApiError
 from kube_sim_session import condition
 
 SETUPS = ("defaults", "toleration-30", "toleration-0", "replica-guard")
+SUSPECT_TAINT = "replica-guard.io/suspect"
 GROUP_LABEL = "outcome.replica-guard.io/group"
 SETUP_LABEL = "outcome.replica-guard.io/setup"
 NAMESPACE = "default"
@@ -66,7 +75,7 @@ def deployment(group, setup, replicas):
 
 
 class Pod:
-    __slots__ = ("group", "setup", "node", "ready", "terminating")
+    __slots__ = ("group", "setup", "node", "ready", "terminating", "rv")
 
     def __init__(self, obj):
         labels = obj["metadata"].get("labels", {})
@@ -74,6 +83,7 @@ class Pod:
         self.node = obj.get("spec", {}).get("nodeName", "")
         self.ready = condition(obj, "Ready") == "True"
         self.terminating = "deletionTimestamp" in obj["metadata"]
+        self.rv = int(obj["metadata"]["resourceVersion"])
 
 
 class Death:
@@ -115,6 +125,11 @@ class Outcome:
         self.by_group = {}   # group -> {key: Pod}
         self.replicas = {}   # guarded Deployment's name -> spec.replicas
         self.surges = []     # (time, Deployment, spec.replicas) of every write above desired
+        self.bindings = []   # (resourceVersion, pod key, setup, node) of every pod seen bound
+        self.bound = set()   # the keys in self.bindings (a relist re-adds every pod)
+        self.tainted = {}    # node -> resourceVersion since which it carries SUSPECT_TAINT
+        self.taint_spans = {}  # node -> [(from, to)] resourceVersions it carried SUSPECT_TAINT
+        self.ready_changes = []  # (time, pod key, setup, node, ready) of every Ready change
         self.groups = {}     # group -> its node names
         self.deaths = []
         self.dead_nodes = set()
@@ -122,6 +137,7 @@ class Outcome:
         self.error = None
         self.threads = []
         for path, apply, forget in (
+                ("/api/v1/nodes", self._apply_node, ()),
                 ("/api/v1/pods", self._apply_pod, (self.pods, self.by_group)),
                 (f"/apis/apps/v1/namespaces/{NAMESPACE}/deployments", self._apply_deployment, (self.replicas,))):
             synced = threading.Event()
@@ -152,9 +168,33 @@ class Outcome:
             if pod.group is not None:
                 self.by_group.setdefault(pod.group, {})[key] = pod
             group = pod.group
+            if pod.node and key not in self.bound:
+                self.bound.add(key)
+                self.bindings.append((pod.rv, key, pod.setup, pod.node))
+            if old is not None and old.ready != pod.ready:
+                self.ready_changes.append((now, key, pod.setup, pod.node, pod.ready))
         for death in self.deaths:
             if death.group == group and not death.done():
                 death.observe(now, self.by_group.get(group, {}).values(), self.dead_nodes)
+
+    def _apply_node(self, kind, obj, now):
+        name, rv = obj["metadata"]["name"], int(obj["metadata"]["resourceVersion"])
+        taints = [] if kind == "DELETED" else obj.get("spec", {}).get("taints", [])
+        carries = any(t.get("key") == SUSPECT_TAINT for t in taints)
+        if carries and name not in self.tainted:
+            self.tainted[name] = rv
+        elif not carries and name in self.tainted:
+            self.taint_spans.setdefault(name, []).append((self.tainted.pop(name), rv))
+
+    def tainted_bindings(self):
+        """The pods bound to a node while it carried replica-guard's taint: [(setup, pod key,
+        node)]. A node tainted still counts as tainted up to now."""
+        with self.lock:
+            spans = {node: list(s) for node, s in self.taint_spans.items()}
+            for node, since in self.tainted.items():
+                spans.setdefault(node, []).append((since, float("inf")))
+            return [(setup, key, node) for rv, key, setup, node in self.bindings
+                    if any(start < rv < end for start, end in spans.get(node, ()))]
 
     def _apply_deployment(self, kind, obj, now):
         if obj["metadata"].get("labels", {}).get(SETUP_LABEL) != "replica-guard":
@@ -253,6 +293,38 @@ class Outcome:
             self.deaths.append(death)
             death.observe(time.monotonic(), pods, self.dead_nodes)
         return death
+
+    def false_positive(self, group, cycles, grace=24, renew=10, late_by=2):
+        """A false suspicion, `cycles` times: the Lease renewals (and status writes) of the first
+        node of `group` land grace - renew + late_by seconds late -- each gap between two renewals
+        is `late_by` seconds longer than replica-guard's --node-lease-grace (default 24 s), so the
+        node turns suspect for about that long each time -- while its kubelet keeps syncing pod
+        status every 10 s. Then the kubelet is made prompt again. Returns the node, per setup the
+        seconds each of that node's pods stayed NotReady each time (real-cluster seconds; None
+        for one that never came back), and how many surges were written meanwhile."""
+        node = self.groups[group][0]
+        delay = (grace - renew + late_by) * self.scale
+        with self.lock:
+            first_change, first_surge = len(self.ready_changes), len(self.surges)
+        self.api.request("POST", f"/sim/kubelets/{node}/delay?seconds={delay:g}")
+        self.wait(lambda: False, cycles * (renew * self.scale + delay))
+        self.api.request("POST", f"/sim/kubelets/{node}/delay?seconds=0")
+        # Two more pod status syncs for the last NotReady to be put back.
+        self.wait(lambda: all(p.ready for p in self.by_group.get(group, {}).values() if p.node == node),
+                  2 * renew * self.scale + 5)
+        with self.lock:
+            changes = [c for c in self.ready_changes[first_change:] if c[3] == node]
+            surges = len(self.surges) - first_surge
+        not_ready = {setup: [] for setup in self.setups}
+        since = {}
+        for at, key, setup, _, ready in changes:
+            if not ready:
+                since[key] = at
+            elif key in since:
+                not_ready.setdefault(setup, []).append((at - since.pop(key)) / self.scale)
+        for key in since:
+            not_ready.setdefault(self.pods[key].setup if key in self.pods else None, []).append(None)
+        return {"node": node, "not_ready": not_ready, "surges": surges}
 
     def revive(self, death):
         """Restarts the victim's kubelet (a rebooted node)."""

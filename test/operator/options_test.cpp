@@ -83,6 +83,17 @@ TEST_CASE("--detect-hpa is on by default and can be turned off") {
   CHECK_FALSE(parse({"--no-detect-hpa"}).detect_hpa);
 }
 
+TEST_CASE("the actions on suspect nodes need the node Lease signal") {
+  CHECK_NOTHROW(rg::op::validate(parse({"--mark-suspect-pods-not-ready"})));
+  for (const char* flag : {"--taint-suspect-nodes", "--mark-suspect-pods-not-ready"}) {
+    CAPTURE(flag);
+    const std::string expected = std::string(flag) + " acts on nodes";
+    CHECK_THROWS_WITH_AS(rg::op::validate(parse({flag, "--node-lease-grace=0"})),
+                         doctest::Contains(expected.c_str()), std::invalid_argument);
+  }
+  CHECK_NOTHROW(rg::op::validate(parse({"--node-lease-grace=0"})));
+}
+
 TEST_CASE("bad values name the flag") {
   CHECK_THROWS_AS(parse({"--workers", "0"}), CLI::ValidationError);
   CHECK_THROWS_AS(parse({"--log-format", "xml"}), CLI::ValidationError);

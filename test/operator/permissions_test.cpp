@@ -92,6 +92,20 @@ TEST_CASE("--taint-suspect-nodes: get and patch on nodes; never without the flag
   CHECK(wanted.size() == 16);
 }
 
+TEST_CASE("--mark-suspect-pods-not-ready: patch on pods/status in every watched scope only") {
+  Options options;
+  CHECK_FALSE(has(required_permissions(options, "ops"), "patch pods/status cluster-wide"));
+  options.mark_suspect_pods_not_ready = true;
+  auto wanted = required_permissions(options, "ops");
+  CHECK(has(wanted, "patch pods/status cluster-wide"));
+  CHECK(wanted.size() == 15);
+  options.namespaces = {"shop", "blog"};
+  wanted = required_permissions(options, "ops");
+  CHECK(has(wanted, "patch pods/status in namespace \"shop\""));
+  CHECK(has(wanted, "patch pods/status in namespace \"blog\""));
+  CHECK_FALSE(has(wanted, "patch pods/status cluster-wide"));
+}
+
 TEST_CASE("the error lists exactly what is missing and why") {
   const std::vector<Permission> missing{
       {"patch", "apps", "deployments", "scale", "", "scaling Deployments"}};

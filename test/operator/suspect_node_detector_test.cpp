@@ -252,3 +252,25 @@ TEST_CASE("renewal gaps are reported as observed") {
   CHECK_FALSE(d.lease_seen("a", "r2", kT0 + 10s));  // first renewal: nothing to measure from
   CHECK(d.lease_seen("a", "r3", kT0 + 20400ms) == 10400ms);
 }
+
+TEST_CASE("a pod seen turn Ready proves its node alive and ends the suspicion") {
+  Cluster c(3);
+  c.run_for(30s);
+  c.kubelets["node-1"].renewing = false;
+  c.run_for(25s);
+  const auto first = c.detector.health("node-1", c.now);
+  REQUIRE(first.lease_expired);
+  // Its kubelet put back a pod's Ready: not suspect, the silence counts again from here...
+  c.detector.proof_of_life("node-1", c.now);
+  CHECK_FALSE(c.detector.health("node-1", c.now).suspected_at);
+  c.run_for(20s);
+  CHECK(c.detector.suspects(c.now).empty());
+  // ...and a whole grace later it is suspect again: a new episode.
+  c.run_for(5s);
+  const auto second = c.detector.health("node-1", c.now);
+  CHECK(second.lease_expired);
+  CHECK(*second.suspected_at > *first.suspected_at);
+  // An unknown node is not created by it.
+  c.detector.proof_of_life("node-9", c.now);
+  CHECK_FALSE(c.detector.health("node-9", c.now).suspected_at);
+}

@@ -27,6 +27,20 @@ sim::ClusterOptions e2e_cluster_options() {
   return options;
 }
 
+sim::ClusterOptions suspect_node_cluster_options() {
+  sim::ClusterOptions options = sim::ClusterOptions{}.scaled(0.1);
+  options.node_monitor_grace_period = std::chrono::minutes(1);
+  options.pod_eviction_timeout = std::chrono::minutes(10);
+  options.retry_delay = std::chrono::milliseconds(10);
+  return options;
+}
+
+Options suspect_node_options() {
+  Options options = e2e_options();
+  options.node_lease_grace = "2400ms";
+  return options;
+}
+
 Options e2e_options() {
   Options options;
   options.metrics_bind_address = "0";

@@ -29,6 +29,14 @@ sim::ClusterOptions e2e_cluster_options();
 /// Operator flags for tests: no HTTP servers, node grace 300 ms, scale-down delay 300 ms.
 Options e2e_options();
 
+/// For the actions on a suspect node: Kubernetes' timings x0.1 (Lease renewals every second, the
+/// kubelet's pod status sync every second) with the node lifecycle controller slowed down (a
+/// minute's grace, ten minutes to evict), so that what happens is the Lease signal's alone.
+sim::ClusterOptions suspect_node_cluster_options();
+
+/// e2e_options() with --node-lease-grace 2.4 s (24 s x0.1).
+Options suspect_node_options();
+
 /// `options` with leader election on the Lease default/replica-guard, at test timings (1 s lease,
 /// 600 ms renew deadline, 100 ms retries).
 Options with_leader_election(Options options);

@@ -17,17 +17,8 @@ namespace {
 
 namespace json = boost::json;
 
-sim::ClusterOptions taint_cluster_options() {
-  sim::ClusterOptions options = sim::ClusterOptions{}.scaled(0.1);
-  options.node_monitor_grace_period = std::chrono::minutes(1);
-  options.pod_eviction_timeout = std::chrono::minutes(10);
-  options.retry_delay = std::chrono::milliseconds(10);
-  return options;
-}
-
 Options taint_options(bool taint) {
-  Options options = e2e_options();
-  options.node_lease_grace = "2400ms";
+  Options options = suspect_node_options();
   options.taint_suspect_nodes = taint;
   return options;
 }
@@ -88,7 +79,7 @@ std::set<std::string> pods_on(const OperatorFixture& f, const std::string& app,
 }  // namespace
 
 TEST_CASE("a suspect node is tainted, gets no new pod, and is untainted when its Lease renews") {
-  OperatorFixture f(4, taint_cluster_options());
+  OperatorFixture f(4, suspect_node_cluster_options());
   f.start_operator(taint_options(true));
   guard_and_settle(f, "web", 8, {{"replica-guard.io/max-surge", "100%"}});
   const auto failed = f.fail_busiest_node("web");
@@ -128,7 +119,7 @@ TEST_CASE("a suspect node is tainted, gets no new pod, and is untainted when its
 }
 
 TEST_CASE("the taint never drops a taint another controller holds") {
-  OperatorFixture f(4, taint_cluster_options());
+  OperatorFixture f(4, suspect_node_cluster_options());
   const std::string node = node_names(f).front();
   add_taint(f, node, "example.com/maintenance");
   add_taint(f, node, kSuspectTaintKey);  // stale, from a previous run
@@ -140,7 +131,7 @@ TEST_CASE("the taint never drops a taint another controller holds") {
 }
 
 TEST_CASE("stale taints go at start, also with the flag off") {
-  OperatorFixture f(3, taint_cluster_options());
+  OperatorFixture f(3, suspect_node_cluster_options());
   const auto nodes = node_names(f);
   for (const auto& node : nodes) add_taint(f, node, kSuspectTaintKey);
   bool flag = true;
@@ -155,7 +146,7 @@ TEST_CASE("stale taints go at start, also with the flag off") {
 }
 
 TEST_CASE("a new leader removes the taints its predecessor left") {
-  OperatorFixture f(3, taint_cluster_options());
+  OperatorFixture f(3, suspect_node_cluster_options());
   const Options options = with_leader_election(taint_options(false));
   auto& first = f.start_operator(options);
   const auto holder = [&] { return f.leader(); };
@@ -174,7 +165,7 @@ TEST_CASE("a new leader removes the taints its predecessor left") {
 }
 
 TEST_CASE("--dry-run: the suspect node is not tainted, an Event says it would be") {
-  OperatorFixture f(4, taint_cluster_options());
+  OperatorFixture f(4, suspect_node_cluster_options());
   Options options = taint_options(true);
   options.dry_run = true;
   f.start_operator(options);
@@ -191,7 +182,7 @@ TEST_CASE("--dry-run: the suspect node is not tainted, an Event says it would be
 }
 
 TEST_CASE("surges suppressed: suspect nodes are not tainted") {
-  OperatorFixture f(5, taint_cluster_options());
+  OperatorFixture f(5, suspect_node_cluster_options());
   Options options = taint_options(true);
   options.max_unhealthy_node_fraction = 0.1;  // one unhealthy node of five is already too many
   f.start_operator(options);

@@ -7,9 +7,12 @@ expanded as the kubelet does, its servers moved to 127.0.0.1 ephemeral ports). I
 permission self-check (logged, and /readyz 200), hold the leader Lease in the release namespace,
 and scale a guarded Deployment up for a failed node and back after recovery. Three times: the
 default cluster-wide release (a ClusterRole), a release watching one namespace (a Role there), whose
-token must be refused outside it, and a release with actions.taintSuspectNodes, which must also taint
-the failed node and untaint it, and whose pre-delete hook (run here: kube-sim has no Job controller)
-removes a taint left behind. A rule the chart lacks fails here; the test knows no rule list.
+token must be refused outside it, and a release with actions.taintSuspectNodes and
+actions.markSuspectPodsNotReady, which must also taint the failed node and untaint it, mark its
+guarded pods NotReady (the kubelet puts them back once it is back), and whose pre-delete hook (run
+here: kube-sim has no Job controller) removes a taint left behind. The first two must refuse to
+start with either action's flag added, naming the permission their chart did not grant. A rule the
+chart lacks fails here; the test knows no rule list.
 Skips (77) without kubectl or helm.
 
 Usage: helm_release.py BUILD_DIR"""
@@ -185,7 +188,23 @@ def guard_under_token(checks, label, sim, name, args, web, web_namespace):
     if tainting:
         checks.eventually(f"{label}: taints {victim} {SUSPECT_TAINT}:NoSchedule",
                           lambda: suspect_tainted(sim, victim), 60)
+    marking = "--mark-suspect-pods-not-ready" in args
+    stranded_pods = [p["metadata"]["name"] for p in pods if p["spec"]["nodeName"] == victim]
+
+    def stranded_ready():
+        return [ready_condition(sim.get("pod", pod, "-n", web_namespace)) for pod in stranded_pods]
+    if marking:
+        checks.eventually(f"{label}: marks {web}'s pods on {victim} NotReady",
+                          lambda: set(stranded_ready()) == {"False"}, 60)
+        def warned():
+            return {e["involvedObject"]["name"] for e in sim.get("events", "-n", web_namespace)["items"]
+                    if e.get("reason") == "NodeLeaseExpired" and e.get("type") == "Warning"}
+        checks.eventually(f"{label}: ... with a Warning Event NodeLeaseExpired on each",
+                          lambda: warned() >= set(stranded_pods), 30)
     sim.run("label", "node", victim, "sim.replica-guard.io/kubelet-")
+    if marking:
+        checks.eventually(f"{label}: the kubelet, back, reports them Ready again",
+                          lambda: set(stranded_ready()) == {"True"}, 60)
     if tainting:
         checks.eventually(f"{label}: removes the taint once {victim} renews its Lease",
                           lambda: not suspect_tainted(sim, victim), 60)
@@ -197,21 +216,26 @@ def guard_under_token(checks, label, sim, name, args, web, web_namespace):
     sim.run("delete", "deployment", web, "-n", web_namespace)
 
 
-def check_taint_flag_refused(checks, label, sim, name, args, kubeconfig):
-    """--taint-suspect-nodes added to a release installed without it: the self-check names the
-    node permissions the chart did not grant, and nothing starts."""
-    operator = sim.start_operator(name, *args, "--taint-suspect-nodes", kubeconfig=kubeconfig)
+def check_action_flag_refused(checks, label, sim, name, args, kubeconfig, flag, missing):
+    """`flag` added to a release installed without its action: the self-check names exactly the
+    `missing` permissions (their descriptions) the chart did not grant, and nothing starts."""
+    operator = sim.start_operator(name, *args, flag, kubeconfig=kubeconfig)
     try:
         def refused():
             return next((r["msg"] for r in log_records(sim.log(name))
                          if r.get("level") == "error" and "lacks" in r.get("msg", "")), None)
-        checks.eventually(f"{label}: with --taint-suspect-nodes added, the self-check fails", refused, 30)
+        checks.eventually(f"{label}: with {flag} added, the self-check fails", refused, 30)
         message = refused() or ""
-        checks.check(f"{label}: ... naming exactly get and patch on nodes",
-                     "lacks 2 permission(s)" in message and "get nodes cluster-wide" in message
-                     and "patch nodes cluster-wide" in message, message)
+        checks.check(f"{label}: ... naming exactly {' and '.join(missing)}",
+                     f"lacks {len(missing)} permission(s)" in message
+                     and all(f"- {m} (" in message for m in missing), message)
     finally:
         stop(operator)
+
+
+def ready_condition(pod):
+    return next((c.get("status") for c in (pod or {}).get("status", {}).get("conditions", [])
+                 if c.get("type") == "Ready"), None)
 
 
 def suspect_tainted(sim, node):
@@ -280,7 +304,12 @@ def check_release(checks, sim, helm, release, namespace, values, web_namespace, 
             code = stop(operator)
         checks.check(f"{label}: SIGTERM: exit code 0", code == 0, f"exit {code}: {sim.log(name)[-1500:]}")
         if "actions.taintSuspectNodes=true" not in values:
-            check_taint_flag_refused(checks, label, sim, f"{name}-tainting", args, kubeconfig)
+            check_action_flag_refused(checks, label, sim, f"{name}-tainting", args, kubeconfig,
+                                      "--taint-suspect-nodes", ["get nodes cluster-wide", "patch nodes cluster-wide"])
+        if "actions.markSuspectPodsNotReady=true" not in values:
+            scope = f'in namespace "{web_namespace}"' if outside else "cluster-wide"
+            check_action_flag_refused(checks, label, sim, f"{name}-marking", args, kubeconfig,
+                                      "--mark-suspect-pods-not-ready", [f"patch pods/status {scope}"])
     finally:
         if "actions.taintSuspectNodes=true" in values and kubeconfig:
             # A taint the operator left (stopped while a node was suspect): the hook removes it.
@@ -313,10 +342,11 @@ def main():
         check_release(checks, sim, helm, "scoped", "guard", ["--set", "watchNamespaces={shop}"], "shop",
                       outside="elsewhere")
 
-        # The opt-in action on suspect nodes: its extra rules, self-checked; the taint, its
-        # removal, and the uninstall hook.
+        # The opt-in actions on suspect nodes: their extra rules, self-checked; the taint, its
+        # removal, and the uninstall hook; the pods marked NotReady and put back by the kubelet.
         check_release(checks, sim, helm, "tainting", "guard-taints",
-                      ["--set", "actions.taintSuspectNodes=true", "--set", "policy.nodeLeaseGrace=1200ms"],
+                      ["--set", "actions.taintSuspectNodes=true", "--set", "actions.markSuspectPodsNotReady=true",
+                       "--set", "policy.nodeLeaseGrace=1200ms"],
                       "default")
         if checks.failed:
             print(f"Logs: {sim.work}")

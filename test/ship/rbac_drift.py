@@ -192,6 +192,23 @@ def main():
     checks.equal({o["kind"]: o["spec"] for o in chart_tainting if o["kind"].startswith("ValidatingAdmission")},
                  policy, "the chart's ValidatingAdmissionPolicy is the manifests' one")
 
+    # --mark-suspect-pods-not-ready: patch on pods/status where it watches, and nothing else more,
+    # cluster-wide (manifests' component, chart) and in each watched namespace (chart).
+    marking = shiplib.kustomize_with("suspect-pod-marks")
+    mark_grants = check_render(checks, "manifests (suspect-pod-marks)", marking)
+    compare(checks, "what the operator requires (--mark-suspect-pods-not-ready)",
+            required(parse_flags, marking), mark_grants)
+    checks.equal(mark_grants - source, {(CLUSTER, "", "pods/status", "patch")},
+                 "suspect-pod-marks: what it adds")
+    chart_marking = shiplib.helm_template(sets=["actions.markSuspectPodsNotReady=true"])
+    compare(checks, "chart (actions.markSuspectPodsNotReady)",
+            check_render(checks, "chart (actions.markSuspectPodsNotReady)", chart_marking), mark_grants)
+    chart_marking_namespaced = shiplib.helm_template(
+        sets=["actions.markSuspectPodsNotReady=true", "watchNamespaces={default}"])
+    compare(checks, "what the operator requires (markSuspectPodsNotReady, namespaced)",
+            required(parse_flags, chart_marking_namespaced),
+            check_render(checks, "chart (markSuspectPodsNotReady, namespaced)", chart_marking_namespaced))
+
     # --namespace mode: the same rules, granted in the watched namespace instead of cluster-wide.
     namespaced = shiplib.kustomize_namespaced()
     namespaced_grants = check_render(checks, "manifests (namespaced)", namespaced)

@@ -22,6 +22,12 @@ renders the same ones, and test/ship/rbac_drift.py fails when the two grant diff
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch"]
+{{- if .Values.actions.markSuspectPodsNotReady }}
+{{- /* Marking pods on suspect nodes NotReady: a JSON patch of their status. */}}
+- apiGroups: [""]
+  resources: ["pods/status"]
+  verbs: ["patch"]
+{{- end }}
 {{- end -}}
 
 {{/* Cluster-scoped resources: always cluster-wide. */}}
