@@ -200,6 +200,9 @@ struct Manager::Impl {
     informer_metrics.track_cache(
         informer.name(), [&informer] { return informer.indexer().size(); },
         [&informer] { return informer.last_sync_resource_version(); });
+    informer_metrics.track_processing(
+        informer.name(), [&informer] { return informer.fifo_depth(); },
+        [&informer] { return informer.handler_stats(); });
   }
 
   bool may_write() const { return !elector || elector->is_leader(); }
