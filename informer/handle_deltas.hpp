@@ -64,11 +64,13 @@ class DeltaHandler {
   /// Registers a handler. It first receives the objects already cached as adds (with
   /// is_in_initial_list = true), then every later change; no change is missed or doubled
   /// because deltas are held back meanwhile.
+  /// `max_pending`: see HandlerOptions.
   std::shared_ptr<ProcessorListener<T>> add_event_handler(
       std::string name, ResourceEventHandlerFuncs<T> handler,
-      std::chrono::steady_clock::duration resync_period = {}) {
+      std::chrono::steady_clock::duration resync_period = {}, std::size_t max_pending = 0) {
     std::lock_guard lock(block_deltas_);
-    auto listener = processor_.add_listener(std::move(name), std::move(handler), resync_period);
+    auto listener = processor_.add_listener(std::move(name), std::move(handler), resync_period,
+                                            {.max_pending = max_pending});
     for (auto& object : indexer_.list()) {
       listener->add(AddNotification<T>{std::move(object), true});
     }

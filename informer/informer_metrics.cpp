@@ -23,7 +23,8 @@ constexpr client::WatchEventType kEventTypes[] = {
     client::WatchEventType::kAdded, client::WatchEventType::kModified,
     client::WatchEventType::kDeleted, client::WatchEventType::kBookmark};
 
-// Cache sizes and resourceVersions read at scrape time: nothing to update on the hot path.
+// Cache sizes, resourceVersions, DeltaFIFO depths and handler counts read at scrape time: nothing
+// to update on the hot path.
 class CacheCollector final : public prometheus::Collectable {
  public:
   struct Tracked {
@@ -31,9 +32,18 @@ class CacheCollector final : public prometheus::Collectable {
     std::function<std::size_t()> size;
     std::function<std::string()> resource_version;
   };
+  struct Processing {
+    std::string resource;
+    std::function<std::size_t()> fifo_depth;
+    std::function<std::vector<HandlerStats>()> handlers;
+  };
   void add(Tracked tracked) {
     std::lock_guard lock(mutex_);
     tracked_.push_back(std::move(tracked));
+  }
+  void add(Processing processing) {
+    std::lock_guard lock(mutex_);
+    processing_.push_back(std::move(processing));
   }
   std::vector<prometheus::MetricFamily> Collect() const override {
     prometheus::MetricFamily objects{"informer_cache_objects",
@@ -56,12 +66,57 @@ class CacheCollector final : public prometheus::Collectable {
       metric.gauge.value = number;
       version.metric.push_back(metric);
     }
-    return {objects, version};
+    std::vector<prometheus::MetricFamily> families{std::move(objects), std::move(version)};
+    collect_processing(families);
+    return families;
   }
 
  private:
+  // informer_delta_fifo_depth and the informer_handler_* families.
+  void collect_processing(std::vector<prometheus::MetricFamily>& out) const {
+    prometheus::MetricFamily depth{"informer_delta_fifo_depth",
+                                   "Keys queued in the informer's DeltaFIFO, waiting to be "
+                                   "processed (its capacity bounds their deltas)",
+                                   prometheus::MetricType::Gauge,
+                                   {}};
+    prometheus::MetricFamily pending{"informer_handler_pending_notifications",
+                                     "Notifications buffered for an event handler, or being "
+                                     "delivered to it",
+                                     prometheus::MetricType::Gauge,
+                                     {}};
+    prometheus::MetricFamily delivered{"informer_handler_notifications_total",
+                                       "Notifications delivered to an event handler",
+                                       prometheus::MetricType::Counter,
+                                       {}};
+    prometheus::MetricFamily failures{"informer_handler_failures_total",
+                                      "Event handler callbacks that threw (the informer goes on "
+                                      "with the next notification)",
+                                      prometheus::MetricType::Counter,
+                                      {}};
+    for (const Processing& p : processing_) {
+      prometheus::ClientMetric metric;
+      metric.label = {{"resource", p.resource}};
+      metric.gauge.value = static_cast<double>(p.fifo_depth());
+      depth.metric.push_back(metric);
+      for (const HandlerStats& handler : p.handlers()) {
+        prometheus::ClientMetric each;
+        each.label = {{"handler", handler.handler}, {"resource", p.resource}};
+        each.gauge.value = static_cast<double>(handler.pending);
+        pending.metric.push_back(each);
+        each.gauge = {};
+        each.counter.value = static_cast<double>(handler.delivered);
+        delivered.metric.push_back(each);
+        each.counter.value = static_cast<double>(handler.failures);
+        failures.metric.push_back(each);
+      }
+    }
+    for (auto* family : {&depth, &pending, &delivered, &failures})
+      out.push_back(std::move(*family));
+  }
+
   mutable std::mutex mutex_;
   std::vector<Tracked> tracked_;
+  std::vector<Processing> processing_;
 };
 
 class PrometheusReflectorObserver final : public ReflectorObserver {
@@ -181,9 +236,17 @@ std::shared_ptr<ReflectorObserver> InformerMetrics::observer(const std::string& 
       std::move(events), std::move(failures)});
 }
 
+void InformerMetrics::track_processing(const std::string& resource,
+                                       std::function<std::size_t()> fifo_depth,
+                                       std::function<std::vector<HandlerStats>()> handlers) {
+  families_->cache->add(
+      CacheCollector::Processing{resource, std::move(fifo_depth), std::move(handlers)});
+}
+
 void InformerMetrics::track_cache(const std::string& resource, std::function<std::size_t()> size,
                                   std::function<std::string()> resource_version) {
-  families_->cache->add({resource, std::move(size), std::move(resource_version)});
+  families_->cache->add(
+      CacheCollector::Tracked{resource, std::move(size), std::move(resource_version)});
 }
 
 }  // namespace rg::informer

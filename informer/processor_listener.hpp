@@ -1,10 +1,17 @@
 // ProcessorListener: one registered handler's private buffer and delivery loop (client-go's
 // processorListener). add() never blocks -- the buffer grows as needed and is accounted
-// (pending(), max_pending()) -- so a slow handler stalls neither the other handlers nor the
-// informer; run() delivers the notifications in order on the executor it is spawned on (the
-// SharedProcessor gives each listener a strand of its own), yielding to other work every
-// kTimeSlice so that on a single-threaded io_context a slow handler delays the others and the
-// informer by at most one callback, not by a whole batch.
+// (pending(), max_pending(), delivered(), handler_failures(): the informer_handler_* metrics) --
+// so a slow handler stalls neither the other handlers nor the informer; run() delivers the
+// notifications in order on the executor it is spawned on (the SharedProcessor gives each
+// listener a strand of its own), yielding to other work every kTimeSlice so that on a
+// single-threaded io_context a slow handler delays the others and the informer by at most one
+// callback, not by a whole batch.
+//
+// Bounding the buffer is opt-in (Options::max_pending): the informer's consumer waits for room
+// (wait_for_room) before it pops the next key, so a bounded handler that falls behind stalls the
+// informer -- every other handler of it and, once the DeltaFIFO is full, the reflector -- instead
+// of growing. The buffer may exceed the bound by the notifications of the one key popped last
+// (and a handler added late is first given the whole cache, unbounded).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -15,6 +22,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <functional>
@@ -43,13 +51,21 @@ class ProcessorListener {
   /// How long run() delivers before it lets other coroutines of its io_context run.
   static constexpr std::chrono::milliseconds kTimeSlice{2};
 
+  struct Options {
+    /// Notifications pending at which the informer waits for this handler (see the header
+    /// comment); 0: unbounded.
+    std::size_t max_pending = 0;
+  };
+
   /// `upstream_has_synced`: the informer's own has_synced (its initial list was processed).
   ProcessorListener(std::string name, ResourceEventHandlerFuncs<T> handler,
-                    std::function<bool()> upstream_has_synced)
+                    std::function<bool()> upstream_has_synced, Options options = {})
       : name_(std::move(name)),
         handler_(std::move(handler)),
         upstream_has_synced_(std::move(upstream_has_synced)),
-        ready_(mutex_) {}
+        options_(options),
+        ready_(mutex_),
+        room_(mutex_) {}
 
   ProcessorListener(const ProcessorListener&) = delete;
   ProcessorListener& operator=(const ProcessorListener&) = delete;
@@ -99,6 +115,8 @@ class ProcessorListener {
         deliver(notification);
         std::unique_lock lock(mutex_);
         --in_flight_;
+        ++delivered_;
+        if (options_.max_pending != 0) room_.notify_all_locked();
         if (const auto* add = std::get_if<AddNotification<T>>(&notification);
             add && add->is_in_initial_list) {
           --initial_pending_;
@@ -124,6 +142,7 @@ class ProcessorListener {
       pending_.clear();
     }
     ready_.notify_all_locked();
+    room_.notify_all_locked();
   }
 
   bool is_stopped() const {
@@ -146,6 +165,23 @@ class ProcessorListener {
   std::size_t pending() const {
     std::lock_guard lock(mutex_);
     return pending_.size() + in_flight_;
+  }
+
+  /// Returns once pending() is below Options::max_pending (at once when unbounded or stopped).
+  boost::asio::awaitable<void> wait_for_room() {
+    auto has_room = [this] {
+      return options_.max_pending == 0 || stopped_ ||
+             pending_.size() + in_flight_ < options_.max_pending;
+    };
+    co_await room_.until(has_room);
+  }
+
+  std::size_t max_pending_bound() const { return options_.max_pending; }
+
+  /// Notifications handed to the handler so far (those that threw included).
+  std::uint64_t delivered() const {
+    std::lock_guard lock(mutex_);
+    return delivered_;
   }
 
   /// The largest pending() seen (how far behind this handler has fallen).
@@ -202,6 +238,7 @@ class ProcessorListener {
   const std::string name_;
   const ResourceEventHandlerFuncs<T> handler_;
   const std::function<bool()> upstream_has_synced_;
+  const Options options_;
   mutable std::mutex mutex_;
   std::deque<Notification<T>> pending_;
   std::size_t in_flight_ = 0;
@@ -209,8 +246,10 @@ class ProcessorListener {
   std::size_t initial_pending_ = 0;
   std::size_t handler_failures_ = 0;
   std::size_t undelivered_ = 0;
+  std::uint64_t delivered_ = 0;
   bool stopped_ = false;
   detail::WaitList ready_;
+  detail::WaitList room_;
 };
 
 }  // namespace rg::informer

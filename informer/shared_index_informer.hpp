@@ -4,7 +4,8 @@
 // the others nor the reflector.
 //
 //   SharedIndexInformer<Pod> pods(client, {.scope = {resources::pods()}, .name = "pods"});
-//   pods.add_event_handler("enqueue", {.on_add = ..., .on_update = ..., .on_delete = ...});
+//   pods.add_event_handler("enqueue", {.on_add = ..., .on_update = ..., .on_delete = ...},
+//                          {.resync_period = 10min});
 //   co_spawn(io, pods.run(), bind_cancellation_slot(stop.slot(), detached));
 //   ... pods.has_synced(), pods.lister().namespace_("shop").get("web")
 #pragma once
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "informer/delta_fifo.hpp"
 #include "informer/handle_deltas.hpp"
@@ -41,11 +43,15 @@ class SharedIndexInformer {
     std::size_t fifo_capacity = 100'000;  ///< queued deltas before the reflector waits
     Indexers<T> indexers = default_indexers<T>();
     TransformFunc<T> transform;  ///< runs before storing (e.g. to drop fields nobody reads)
+    /// The resync period of handlers registered without one (client-go's
+    /// defaultEventHandlerResyncPeriod); zero: none.
+    Clock::duration default_resync_period{};
   };
 
   SharedIndexInformer(client::RestClient& client, Options options,
                       std::shared_ptr<ReflectorObserver> observer = nullptr)
       : name_(options.name),
+        default_resync_period_(options.default_resync_period),
         indexer_(std::move(options.indexers), std::move(options.transform)),
         fifo_(typename DeltaFIFO<T>::Options{.capacity = options.fifo_capacity,
                                              .known_objects = &indexer_}),
@@ -60,11 +66,20 @@ class SharedIndexInformer {
   SharedIndexInformer& operator=(const SharedIndexInformer&) = delete;
 
   /// Registers a handler (before or after run() started: a late one first gets the cache as
-  /// adds). A non-zero resync period asks for periodic Sync notifications.
+  /// adds). See HandlerOptions for its resync period and an optional bound on its buffer.
   std::shared_ptr<ProcessorListener<T>> add_event_handler(std::string name,
                                                           ResourceEventHandlerFuncs<T> handler,
-                                                          Clock::duration resync_period = {}) {
-    return deltas_.add_event_handler(std::move(name), std::move(handler), resync_period);
+                                                          HandlerOptions options = {}) {
+    return deltas_.add_event_handler(std::move(name), std::move(handler),
+                                     options.resync_period.value_or(default_resync_period_),
+                                     options.max_pending);
+  }
+  /// The same with only a resync period (zero: never).
+  std::shared_ptr<ProcessorListener<T>> add_event_handler(std::string name,
+                                                          ResourceEventHandlerFuncs<T> handler,
+                                                          Clock::duration resync_period) {
+    return add_event_handler(std::move(name), std::move(handler),
+                             HandlerOptions{.resync_period = resync_period});
   }
 
   /// Runs until cancelled: then stops the reflector, closes the FIFO (what is queued is still
@@ -82,6 +97,18 @@ class SharedIndexInformer {
   const std::string& name() const { return name_; }
   ReflectorStatus status() const { return reflector_.status(); }
   std::string last_sync_resource_version() const { return reflector_.last_sync_resource_version(); }
+
+  /// Keys queued in the DeltaFIFO, waiting to be popped (informer_delta_fifo_depth).
+  std::size_t fifo_depth() const { return fifo_.size(); }
+  /// Every registered handler's backlog and counts (the informer_handler_* metrics).
+  std::vector<HandlerStats> handler_stats() const {
+    std::vector<HandlerStats> stats;
+    for (const auto& listener : processor_.listeners()) {
+      stats.push_back({listener->name(), listener->pending(), listener->delivered(),
+                       listener->handler_failures()});
+    }
+    return stats;
+  }
 
   const Indexer<T>& indexer() const { return indexer_; }
   Indexer<T>& indexer() { return indexer_; }
@@ -106,14 +133,16 @@ class SharedIndexInformer {
   }
 
   // Pops until the FIFO is closed and drained; deaf to cancellation, which produce() turns into
-  // closing the FIFO, so nothing popped is half-handled.
+  // closing the FIFO, so nothing popped is half-handled. Before each pop it waits until every
+  // bounded handler has room (unbounded ones never make it wait).
   boost::asio::awaitable<void> consume() {
     co_await boost::asio::this_coro::reset_cancellation_state(boost::asio::disable_cancellation());
     auto process = [this](Deltas<T>&& deltas, bool is_in_initial_list) {
       deltas_.handle_deltas(std::move(deltas), is_in_initial_list);
     };
-    while (co_await fifo_.pop(process)) {
-    }
+    do {
+      if (processor_.has_bounded_listeners()) co_await processor_.wait_for_room();
+    } while (co_await fifo_.pop(process));
   }
 
   // Every handler's delivery loop, until produce() stops the processor and they have all ended.
@@ -122,18 +151,33 @@ class SharedIndexInformer {
     co_await processor_.run();
   }
 
-  // Queues Sync deltas whenever a handler's resync period is due.
+  // Queues Sync deltas whenever a handler's resync period is due: checks every
+  // resync_check_period() (the shortest period of the handlers) since the last check. Adding or
+  // removing a handler wakes it to recompute, so a handler added after start -- also when no
+  // handler wanted resyncs before, or with a shorter period than the others -- gets its own.
   boost::asio::awaitable<void> resync() {
+    using namespace boost::asio::experimental::awaitable_operators;
     boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
+    auto last_check = Clock::now();
     for (;;) {
-      const auto period = processor_.resync_check_period();
-      timer.expires_after(period ? *period : std::chrono::hours(24));
-      co_await timer.async_wait(boost::asio::use_awaitable);
+      const auto schedule = processor_.resync_schedule();
+      if (!schedule.period) {
+        co_await processor_.resync_schedule_changed(schedule.version);
+        last_check = Clock::now();  // the first resync is one period after a handler asked
+        continue;
+      }
+      timer.expires_at(last_check + *schedule.period);
+      auto ticking = timer.async_wait(boost::asio::use_awaitable);
+      auto changing = processor_.resync_schedule_changed(schedule.version);
+      const auto woken = co_await (std::move(ticking) || std::move(changing));
+      if (woken.index() == 1) continue;
+      last_check = Clock::now();
       if (processor_.should_resync() && !co_await fifo_.resync()) co_return;
     }
   }
 
   std::string name_;
+  Clock::duration default_resync_period_;
   Indexer<T> indexer_;
   DeltaFIFO<T> fifo_;
   SharedProcessor<T> processor_;

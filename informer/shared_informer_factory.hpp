@@ -41,6 +41,10 @@ struct SharedInformerFactoryOptions {
   ListTweaks tweaks;
   reflector::Config reflector;
   std::size_t fifo_capacity = 100'000;
+  /// The resync period of every handler registered without one (client-go's
+  /// NewSharedInformerFactory defaultResync); a handler may still ask for its own
+  /// (HandlerOptions::resync_period), shorter or longer. Zero: none.
+  std::chrono::steady_clock::duration default_resync_period{};
   /// Makes each reflector's observer (metrics), given the informer's name; may be empty.
   std::function<std::shared_ptr<ReflectorObserver>(const std::string& name)> observer;
   /// When set, every informer's cache is checked against a fresh LIST periodically (see
@@ -79,7 +83,8 @@ class SharedInformerFactory {
         .reflector = options_.reflector,
         .fifo_capacity = options_.fifo_capacity,
         .indexers = default_indexers<T>(),
-        .transform = {}};
+        .transform = {},
+        .default_resync_period = options_.default_resync_period};
     if (per_informer) per_informer(informer_options);
     const std::string key = std::string(typeid(T).name()) + "|" + resource.path() + "|" +
                             informer_options.scope.label_selector + "|" +

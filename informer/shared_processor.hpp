@@ -3,6 +3,15 @@
 // its own delivery coroutine on a strand of its own -- so with several io threads a handler that
 // blocks holds only its own strand, never the informer's or another handler's; resyncs go only
 // to the handlers whose resync period is due.
+//
+// Resync schedule: a handler's period is at least kMinimumResyncPeriod (client-go's
+// minimumResyncPeriod, 1 s; shorter ones are raised to it), and the informer checks every
+// resync_check_period() -- the shortest period of its handlers, recomputed whenever one is added
+// or removed, before or after the informer started. client-go fixes its resyncCheckPeriod when
+// the informer starts: a handler added later with a shorter period is raised to it, and one added
+// to a started informer that did no resyncs gets none (shared_informer.go,
+// AddEventHandlerWithOptions and determineResyncPeriod). Here the check shrinks instead (see
+// SharedIndexInformer::resync), so a late handler gets the period it asked for.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -15,6 +24,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -41,21 +51,41 @@ class SharedProcessor {
   using Clock = std::chrono::steady_clock;
   using Listener = ProcessorListener<T>;
 
+  /// The shortest resync period a handler gets (client-go's minimumResyncPeriod).
+  static constexpr std::chrono::seconds kMinimumResyncPeriod{1};
+
+  /// When to check for due resyncs (SharedIndexInformer::resync): every `period` (none: no
+  /// handler wants resyncs); `version` changes whenever a handler is added or removed.
+  struct ResyncSchedule {
+    std::optional<Clock::duration> period;
+    std::uint64_t version = 0;
+  };
+
   /// `has_synced`: the informer's has_synced, the upstream of every handler's has_synced.
   explicit SharedProcessor(std::function<bool()> has_synced,
                            std::function<Clock::time_point()> now = &Clock::now)
-      : has_synced_(std::move(has_synced)), now_(std::move(now)), done_(mutex_) {}
+      : has_synced_(std::move(has_synced)),
+        now_(std::move(now)),
+        done_(mutex_),
+        schedule_changed_(mutex_) {}
 
   SharedProcessor(const SharedProcessor&) = delete;
   SharedProcessor& operator=(const SharedProcessor&) = delete;
 
-  /// Registers a handler; a zero resync period means it never asks for resyncs. When the
-  /// processor is running the handler starts at once (after stop() it is born stopped).
+  /// Registers a handler; a zero resync period means it never asks for resyncs, a positive one
+  /// is raised to kMinimumResyncPeriod. When the processor is running the handler starts at once
+  /// (after stop() it is born stopped).
   std::shared_ptr<Listener> add_listener(std::string name, ResourceEventHandlerFuncs<T> handler,
-                                         Clock::duration resync_period) {
-    auto listener = std::make_shared<Listener>(std::move(name), std::move(handler), has_synced_);
+                                         Clock::duration resync_period,
+                                         typename Listener::Options options = {}) {
+    if (resync_period > Clock::duration::zero() && resync_period < kMinimumResyncPeriod) {
+      resync_period = kMinimumResyncPeriod;
+    }
+    auto listener =
+        std::make_shared<Listener>(std::move(name), std::move(handler), has_synced_, options);
     std::lock_guard lock(mutex_);
     entries_.push_back(Entry{listener, resync_period, now_() + resync_period, false});
+    schedule_changed_locked();
     if (stopped_) {
       listener->stop();
     } else if (executor_) {
@@ -72,6 +102,7 @@ class SharedProcessor {
     if (it == entries_.end()) return false;
     entries_.erase(it);
     listener->stop();
+    schedule_changed_locked();
     return true;
   }
 
@@ -103,12 +134,31 @@ class SharedProcessor {
   /// The shortest resync period of the handlers (how often to call should_resync()), if any.
   std::optional<Clock::duration> resync_check_period() const {
     std::lock_guard lock(mutex_);
-    std::optional<Clock::duration> shortest;
-    for (const Entry& entry : entries_) {
-      if (entry.resync_period <= Clock::duration::zero()) continue;
-      if (!shortest || entry.resync_period < *shortest) shortest = entry.resync_period;
-    }
-    return shortest;
+    return resync_check_period_locked();
+  }
+
+  ResyncSchedule resync_schedule() const {
+    std::lock_guard lock(mutex_);
+    return {resync_check_period_locked(), schedule_version_};
+  }
+
+  /// Returns once the schedule is no longer `version` (a handler was added or removed).
+  boost::asio::awaitable<void> resync_schedule_changed(std::uint64_t version) {
+    auto changed = [this, version] { return schedule_version_ != version; };
+    co_await schedule_changed_.until(changed);
+  }
+
+  /// Whether any handler has a bounded buffer (then the consumer calls wait_for_room()).
+  bool has_bounded_listeners() const {
+    std::lock_guard lock(mutex_);
+    return std::any_of(entries_.begin(), entries_.end(),
+                       [](const Entry& entry) { return entry.listener->max_pending_bound() != 0; });
+  }
+
+  /// Returns once every bounded handler has room for more notifications. Only the consumer adds
+  /// notifications, so room once seen stays until its next pop.
+  boost::asio::awaitable<void> wait_for_room() {
+    for (const auto& listener : listeners()) co_await listener->wait_for_room();
   }
 
   std::vector<std::shared_ptr<Listener>> listeners() const {
@@ -152,6 +202,20 @@ class SharedProcessor {
     bool syncing;
   };
 
+  std::optional<Clock::duration> resync_check_period_locked() const {
+    std::optional<Clock::duration> shortest;
+    for (const Entry& entry : entries_) {
+      if (entry.resync_period <= Clock::duration::zero()) continue;
+      if (!shortest || entry.resync_period < *shortest) shortest = entry.resync_period;
+    }
+    return shortest;
+  }
+
+  void schedule_changed_locked() {
+    ++schedule_version_;
+    schedule_changed_.notify_all_locked();
+  }
+
   static boost::asio::any_io_executor without_strand(const boost::asio::any_io_executor& executor) {
     using boost::asio::any_io_executor;
     using boost::asio::strand;
@@ -187,6 +251,8 @@ class SharedProcessor {
   std::size_t running_ = 0;
   bool stopped_ = false;
   detail::WaitList done_;
+  std::uint64_t schedule_version_ = 0;
+  detail::WaitList schedule_changed_;
 };
 
 }  // namespace rg::informer

@@ -63,14 +63,16 @@ bool conditions_changed(const Node& before, const Node& after) {
 
 }  // namespace
 
-void register_event_handlers(const WatchedInformers& informers, const Enqueue& enqueue) {
+void register_event_handlers(const WatchedInformers& informers, const Enqueue& enqueue,
+                             std::chrono::steady_clock::duration sync_period) {
   for (auto* each : informers.deployments) {
     each->add_event_handler(
         "replica-guard",
         {.on_add = [enqueue](const auto& d, bool) { enqueue(informer::meta_namespace_key(*d)); },
          .on_update = [enqueue](const auto&,
                                 const auto& d) { enqueue(informer::meta_namespace_key(*d)); },
-         .on_delete = [enqueue](const auto& d) { enqueue(informer::key_of<Deployment>(d)); }});
+         .on_delete = [enqueue](const auto& d) { enqueue(informer::key_of<Deployment>(d)); }},
+        sync_period);
   }
   const auto pod_changed = [enqueue, deployments = view_of(informers.deployments)](
                                const std::shared_ptr<const Pod>& pod) {

@@ -6,6 +6,7 @@
 // standing changed.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -59,7 +60,10 @@ using Enqueue = std::function<void(const std::string& key)>;
 
 /// Registers the "replica-guard" handler on each informer. Initial-list adds of Pods, Nodes and
 /// HPAs enqueue nothing: every Deployment is queued when a term starts. Leases and Nodes are
-/// recorded in `informers.node_health`.
-void register_event_handlers(const WatchedInformers& informers, const Enqueue& enqueue);
+/// recorded in `informers.node_health`. The Deployments' handler resyncs every `sync_period`
+/// (--sync-period; zero: never), queueing every cached Deployment again; the others never do (a
+/// resynced Lease must not read as a renewal, and Pods and Nodes only lead to Deployments).
+void register_event_handlers(const WatchedInformers& informers, const Enqueue& enqueue,
+                             std::chrono::steady_clock::duration sync_period);
 
 }  // namespace rg::op

@@ -86,7 +86,7 @@ struct Manager::Impl {
         informer_metrics(registry),
         queue_metrics(std::make_shared<workqueue::MetricsProvider>()),
         node_health(suspect_node_config(parse_duration(options.node_lease_grace)), &metrics),
-        client(std::move(config), client_options(std::move(tracer))),
+        client(with_flow_control(std::move(config)), client_options(std::move(tracer))),
         factory(client, factory_options()),
         deployments(informers_for<Deployment>(client::resources::deployments(),
                                               [this](auto& o) {
@@ -143,8 +143,16 @@ struct Manager::Impl {
     return o;
   }
 
+  // --kube-api-qps and --kube-api-burst: the client's token bucket (qps 0: none).
+  client::RestConfig with_flow_control(client::RestConfig config) const {
+    config.qps = options.kube_api_qps;
+    config.burst = options.kube_api_burst;
+    return config;
+  }
+
   informer::SharedInformerFactoryOptions factory_options() {
     informer::SharedInformerFactoryOptions o;
+    o.reflector.use_watch_list = options.watch_list;
     const auto check_period = parse_duration(options.cache_consistency_check_period);
     if (check_period.count() > 0)
       o.consistency_check = informer::ConsistencyCheckOptions{.period = check_period};
@@ -203,6 +211,9 @@ struct Manager::Impl {
     informer_metrics.track_cache(
         informer.name(), [&informer] { return informer.indexer().size(); },
         [&informer] { return informer.last_sync_resource_version(); });
+    informer_metrics.track_processing(
+        informer.name(), [&informer] { return informer.fifo_depth(); },
+        [&informer] { return informer.handler_stats(); });
   }
 
   bool may_write() const { return !elector || elector->is_leader(); }
@@ -257,7 +268,7 @@ struct Manager::Impl {
   void register_handlers() {
     register_event_handlers(
         WatchedInformers{deployments, pods, nodes, hpas, node_leases, node_health},
-        [this](const std::string& key) { enqueue(key); });
+        [this](const std::string& key) { enqueue(key); }, parse_duration(options.sync_period));
   }
 
   // The node Lease sweep: the Deployments on a node that turned suspect, or stopped being

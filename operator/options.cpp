@@ -110,6 +110,24 @@ void add_flags(CLI::App& app, Options& o) {
                  "confirmed difference is logged and counted in "
                  "informer_cache_inconsistencies_total. \"0\" never checks")
       ->capture_default_str();
+  app.add_option("--sync-period", o.sync_period,
+                 "How often to reconcile every guarded Deployment again without an event (the "
+                 "safety net for missed events), e.g. 10m; at least 1s, \"0\" never")
+      ->capture_default_str();
+  app.add_flag("--watch-list,!--no-watch-list", o.watch_list,
+               "Initial lists as streaming WatchLists (sendInitialEvents=true), falling back to "
+               "paginated LISTs when the API server refuses them")
+      ->capture_default_str();
+  app.add_option("--kube-api-qps", o.kube_api_qps,
+                 "Client-side rate limit of API requests per second (with --kube-api-burst); 0: "
+                 "none, the API server's Priority and Fairness limits instead")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--kube-api-burst", o.kube_api_burst,
+                 "Requests that may go at once before --kube-api-qps paces them (only with "
+                 "--kube-api-qps)")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--log-format", o.log_format, "Log line format: text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
@@ -142,6 +160,13 @@ void validate(const Options& o) {
                                     "(default 24s) or drop the flag");
     }
   }
+  check_duration("--sync-period", o.sync_period);
+  if (const auto sync = parse_duration(o.sync_period);
+      sync.count() > 0 && sync < std::chrono::seconds(1)) {
+    throw std::invalid_argument("--sync-period: " + o.sync_period +
+                                " is shorter than the minimum resync period of 1s; use 1s or "
+                                "more, or 0 to turn periodic reconciles off");
+  }
   try {
     IntOrPercent::parse(o.default_max_surge);
   } catch (const std::invalid_argument& e) {
@@ -173,6 +198,10 @@ void validate(const Options& o) {
     }
     if (std::find(o.namespaces.begin(), it, *it) != it)
       throw std::invalid_argument("--namespace: \"" + *it + "\" is given twice");
+  }
+  if (o.kube_api_qps > 0 && o.kube_api_burst < 1) {
+    throw std::invalid_argument("--kube-api-burst: must be at least 1 with --kube-api-qps (got " +
+                                std::to_string(o.kube_api_burst) + ")");
   }
   parse_log_format(o.log_format);
 }

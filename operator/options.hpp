@@ -41,6 +41,17 @@ struct Options {
   std::optional<std::int32_t> max_total_surge;
   /// How often each informer's cache is compared with a fresh LIST; "0": never.
   std::string cache_consistency_check_period = "0";
+  /// How often every guarded Deployment is reconciled again without an event (controller-runtime's
+  /// SyncPeriod, 10h there): the safety net for a missed event or a lost write; "0": never.
+  std::string sync_period = "10m";
+  /// Initial lists as streaming WatchLists (sendInitialEvents), falling back to a paginated LIST
+  /// when the API server refuses (client-go 1.35's WatchListClient default).
+  bool watch_list = true;
+  /// The client-side rate limit (kube-controller-manager's --kube-api-qps/--kube-api-burst,
+  /// 20/30 there); qps 0: none, as controller-runtime does, leaving it to the API server's
+  /// Priority and Fairness. The burst only counts with a qps.
+  double kube_api_qps = 0;
+  int kube_api_burst = 30;
   /// Taint suspect nodes replica-guard.io/suspect:NoSchedule (needs get and patch on nodes).
   bool taint_suspect_nodes = false;
   /// Set the Ready condition of guarded pods on suspect nodes to False (needs patch on

@@ -18,7 +18,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import outcome  # noqa: E402
 from kube_api import KubeApi  # noqa: E402
-from kube_sim_session import KubeSim, condition  # noqa: E402
+from kube_sim_session import KubectlMissing, KubeSim, condition  # noqa: E402
 
 START = time.monotonic()
 NODES = 4
@@ -82,6 +82,9 @@ def main():
         f"{50 * scale:g}s, default toleration {300 * scale:g}s)")
     try:
         sim = KubeSim(args.build_dir, "--nodes", str(NODES), "--time-scale", str(scale))
+    except KubectlMissing as e:
+        print(f"demo: cannot run: {e}")
+        return 77  # as the `demo` test: skipped, not failed (scripts/demo.sh installs kubectl)
     except RuntimeError as e:
         sys.exit(f"demo: {e}")
     with sim:

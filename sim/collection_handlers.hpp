@@ -18,6 +18,9 @@ struct WatchSettings {
   /// Server-side deadline when the client sends no timeoutSeconds: a random value in
   /// [min, 2*min), like --min-request-timeout.
   std::chrono::seconds min_request_timeout{1800};
+  /// kube-apiserver's WatchList feature gate (on by default since 1.34): off, a watch with
+  /// sendInitialEvents is refused 422, and clients fall back to a paginated LIST.
+  bool watch_list = true;
 };
 
 boost::asio::awaitable<void> serve_list(Registry& registry, const ResourceType& type,

@@ -35,7 +35,8 @@ FieldError not_supported(std::string field, std::string_view value, std::string_
           fmt::format("Unsupported value: \"{}\": supported values: {}", value, supported)};
 }
 
-void validate(const ListOptions& options) {
+// apimachinery's ValidateListOptions (pkg/apis/meta/internalversion/validation), in its order.
+void validate(const ListOptions& options, bool watch_list_enabled) {
   std::vector<FieldError> problems;
   const auto& match = options.resource_version_match;
   if (options.watch) {
@@ -43,6 +44,10 @@ void validate(const ListOptions& options) {
       problems.push_back(forbidden("resourceVersionMatch",
                                    "sendInitialEvents requires setting resourceVersionMatch to "
                                    "NotOlderThan"));
+    if (options.send_initial_events && !watch_list_enabled)
+      problems.push_back(forbidden("sendInitialEvents",
+                                   "sendInitialEvents is forbidden for watch unless the WatchList "
+                                   "feature gate is enabled"));
     if (!match.empty()) {
       if (!options.send_initial_events)
         problems.push_back(forbidden("resourceVersionMatch",
@@ -92,7 +97,8 @@ std::uint64_t parse_resource_version(std::string_view text) {
   return number;
 }
 
-ListOptions parse_list_options(const HttpRequest& request, const ResourceType& type, bool watch) {
+ListOptions parse_list_options(const HttpRequest& request, const ResourceType& type, bool watch,
+                               bool watch_list_enabled) {
   ListOptions options;
   options.watch = watch;
   try {
@@ -120,7 +126,7 @@ ListOptions parse_list_options(const HttpRequest& request, const ResourceType& t
   options.send_initial_events = codec_optional_bool(request, "sendInitialEvents");
   if (auto timeout = request.param("timeoutSeconds"))
     options.timeout_seconds = parse_int("timeoutSeconds", *timeout);
-  validate(options);
+  validate(options, watch_list_enabled);
   return options;
 }
 

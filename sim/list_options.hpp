@@ -35,8 +35,10 @@ struct ListOptions {
 };
 
 /// Parses and validates; throws ApiError (400 for malformed values and selectors, 422 with the
-/// ListOptions.meta.k8s.io messages for forbidden combinations).
-ListOptions parse_list_options(const HttpRequest& request, const ResourceType& type, bool watch);
+/// ListOptions.meta.k8s.io messages for forbidden combinations). Without `watch_list_enabled`
+/// (kube-apiserver's WatchList feature gate off) a watch's sendInitialEvents is forbidden.
+ListOptions parse_list_options(const HttpRequest& request, const ResourceType& type, bool watch,
+                               bool watch_list_enabled = true);
 
 /// Parses a resourceVersion; throws 400 when it is not a number.
 std::uint64_t parse_resource_version(std::string_view text);

@@ -10,6 +10,8 @@
 
 #include <csignal>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "sim/cluster/cluster.hpp"
 #include "sim/cluster/kubelet_admin.hpp"
@@ -36,6 +38,11 @@ int main(int argc, char** argv) {
   app.add_option("--io-threads", options.io_threads, "Threads serving requests")
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
+  std::vector<std::string> feature_gates;
+  app.add_option("--feature-gates", feature_gates,
+                 "kube-apiserver's feature gates, NAME=true|false, comma-separated; known: "
+                 "WatchList (default true; false refuses watches with sendInitialEvents)")
+      ->delimiter(',');
   app.add_option("--watch-history", options.store.watch_history,
                  "Events kept per resource for watch resumes (older resourceVersions get 410)")
       ->capture_default_str();
@@ -124,6 +131,15 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   options.watch.bookmark_interval = std::chrono::seconds(bookmark_seconds);
+  for (const std::string& gate : feature_gates) {
+    if (gate == "WatchList=true" || gate == "WatchList=false") {
+      options.watch.watch_list = gate == "WatchList=true";
+    } else {
+      std::cerr << "kube-sim: --feature-gates: \"" << gate
+                << "\" is not a known gate setting (known: WatchList=true, WatchList=false)\n";
+      return 2;
+    }
+  }
   if (insecure_http && !(options.tls.cert_file.empty() && options.tls.private_key_file.empty() &&
                          options.tls.client_ca_file.empty())) {
     std::cerr << "kube-sim: --insecure-http serves plain HTTP; leave out --tls-cert-file, "

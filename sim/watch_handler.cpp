@@ -171,7 +171,7 @@ boost::asio::awaitable<void> serve_watch(Registry& registry, const ResourceType&
                                          std::string_view namespace_, const HttpRequest& request,
                                          ResponseStream& stream, const Negotiation& negotiation,
                                          const WatchSettings& settings) {
-  ListOptions options = parse_list_options(request, type, true);
+  ListOptions options = parse_list_options(request, type, true, settings.watch_list);
   Store& store = registry.store();
   const std::string rv = options.resource_version.value_or("");
   std::optional<std::uint64_t> from;

@@ -5,24 +5,27 @@
 
 #include <memory>
 
+#include "rate/limiter.hpp"
 #include "workqueue/rate_limiter.hpp"
-#include "workqueue/token_bucket.hpp"
 
 namespace rg::workqueue {
 
 template <class Key>
 class BucketRateLimiter final : public RateLimiter<Key> {
  public:
+  /// qps > 0 (infinity: no limit), burst >= 1; throws std::invalid_argument otherwise.
   explicit BucketRateLimiter(double qps = 10, int burst = 100,
                              std::shared_ptr<const Clock> clock = nullptr)
-      : bucket_(qps, burst, std::move(clock)) {}
+      : bucket_(qps, burst, [clock = clock ? std::move(clock) : SteadyClock::shared()] {
+          return clock->now();
+        }) {}
 
   Duration when(const Key&) override { return bucket_.reserve(); }
   void forget(const Key&) override {}
   int num_requeues(const Key&) override { return 0; }
 
  private:
-  TokenBucket bucket_;
+  rate::Limiter bucket_;
 };
 
 }  // namespace rg::workqueue

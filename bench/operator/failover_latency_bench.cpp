@@ -29,6 +29,7 @@
 //   build/bench/operator/failover_latency_bench [--deployments 1000] [--pods-per-deployment 10]
 //                                               [--nodes 100] [--failures 5] [--workers 16]
 //                                               [--sim-io-threads 1]
+//                                               [--kube-api-qps 0] [--kube-api-burst 30]
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -246,6 +247,11 @@ int main(int argc, char** argv) {
   app.add_option("--nodes", nodes)->capture_default_str();
   app.add_option("--failures", failures)->capture_default_str();
   app.add_option("--workers", options.workers, "the operator's --workers")->capture_default_str();
+  app.add_option("--kube-api-qps", options.kube_api_qps,
+                 "the operator's client-side rate limit (0: none, its default)")
+      ->capture_default_str();
+  app.add_option("--kube-api-burst", options.kube_api_burst, "the operator's --kube-api-burst")
+      ->capture_default_str();
   app.add_option("--sim-io-threads", sim_options.io_threads, "kube-sim's io threads")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);

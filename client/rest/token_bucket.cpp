@@ -1,4 +1,4 @@
-// The token bucket's arithmetic and its awaitable wait.
+// The client's token bucket over rate::Limiter, and its awaitable wait.
 #include "client/rest/token_bucket.hpp"
 
 #include <boost/asio/steady_timer.hpp>
@@ -9,20 +9,12 @@
 
 namespace rg::client {
 
-TokenBucket::TokenBucket(double qps, int burst, Now now)
-    : qps_(qps), burst_(std::max(burst, 1)), now_(std::move(now)), tokens_(burst_), last_(now_()) {}
+TokenBucket::TokenBucket(double qps, int burst, Now now) {
+  if (qps > 0) limiter_.emplace(qps, std::max(burst, 1), std::move(now));
+}
 
 TokenBucket::Clock::duration TokenBucket::reserve() {
-  if (!enabled()) return Clock::duration::zero();
-  std::lock_guard lock(mutex_);
-  const auto now = now_();
-  const std::chrono::duration<double> elapsed = now - last_;
-  last_ = now;
-  tokens_ = std::min(burst_, tokens_ + elapsed.count() * qps_);
-  tokens_ -= 1;
-  if (tokens_ >= 0) return Clock::duration::zero();
-  return std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(-tokens_ / qps_));
+  return limiter_ ? limiter_->reserve() : Clock::duration::zero();
 }
 
 boost::asio::awaitable<void> TokenBucket::acquire() {

@@ -1,25 +1,29 @@
-// TokenBucket: the client-side rate limit (RestConfig::qps / burst), like client-go's
-// flowcontrol.NewTokenBucketRateLimiter: `burst` requests may go at once, then `qps` per second.
-// Thread-safe. Waiting requests hold a reservation (first come, first served).
+// TokenBucket: the client-side rate limit (RestConfig::qps / burst, the operator's --kube-api-qps
+// and --kube-api-burst), like client-go's flowcontrol.NewTokenBucketRateLimiter: `burst` requests
+// may go at once, then `qps` per second, first come first served. The bucket is rate::Limiter
+// (rate/limiter.hpp), the one the workqueue uses too; this adds "qps <= 0: no limit" and the
+// awaitable wait. Thread-safe.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
 #include <functional>
-#include <mutex>
+#include <optional>
+
+#include "rate/limiter.hpp"
 
 namespace rg::client {
 
 class TokenBucket {
  public:
-  using Clock = std::chrono::steady_clock;
-  using Now = std::function<Clock::time_point()>;
+  using Clock = rate::Clock;
+  using Now = rate::Limiter::Now;
 
   /// qps <= 0 disables the limit. burst < 1 counts as 1 (a bucket must hold one token).
-  TokenBucket(double qps, int burst, Now now = Clock::now);
+  TokenBucket(double qps, int burst, Now now = &Clock::now);
 
-  bool enabled() const { return qps_ > 0; }
+  bool enabled() const { return limiter_.has_value(); }
 
   /// Takes a token and says how long to wait before using it (zero when one was in the bucket).
   Clock::duration reserve();
@@ -28,12 +32,7 @@ class TokenBucket {
   boost::asio::awaitable<void> acquire();
 
  private:
-  const double qps_;
-  const double burst_;
-  const Now now_;
-  std::mutex mutex_;
-  double tokens_;  ///< may go negative: tokens already promised to waiters
-  Clock::time_point last_;
+  std::optional<rate::Limiter> limiter_;
 };
 
 }  // namespace rg::client

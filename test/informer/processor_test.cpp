@@ -129,6 +129,61 @@ TEST_CASE("an update that keeps the resourceVersion goes only to handlers due a 
   CHECK(resyncing.size() == 4);
 }
 
+TEST_CASE("resync periods: at least a second; the check period follows every handler added") {
+  Fixture f;
+  std::vector<std::string> a, b, c;
+  const auto idle = f.processor.resync_schedule();
+  CHECK_FALSE(idle.period);
+  f.handler.add_event_handler("hourly", recording(a), std::chrono::hours(1));
+  const auto hourly = f.processor.resync_schedule();
+  CHECK(hourly.period == Clock::duration(std::chrono::hours(1)));
+  CHECK(hourly.version != idle.version);
+  f.start();
+  // Added after start with a shorter period: the check shrinks to it (client-go would raise the
+  // handler's period to the hour); a period under the minimum is raised to one second.
+  f.handler.add_event_handler("eager", recording(b), std::chrono::milliseconds(10));
+  const auto eager = f.processor.resync_schedule();
+  CHECK(eager.period == Clock::duration(SharedProcessor<TestPod>::kMinimumResyncPeriod));
+  CHECK(eager.version != hourly.version);
+  auto never = f.handler.add_event_handler("never", recording(c));
+  CHECK(f.processor.resync_schedule().period == eager.period);
+
+  f.apply(DeltaType::kAdded, make_pod("ns", "p", "1"));
+  f.now += 1s;
+  CHECK(f.processor.should_resync());
+  f.apply(DeltaType::kSync, make_pod("ns", "p", "1"));
+  f.deliver();
+  CHECK(b == std::vector<std::string>{"add p", "update p 1->1"});
+  CHECK(a == std::vector<std::string>{"add p"});
+  CHECK(c == std::vector<std::string>{"add p"});
+  CHECK(f.processor.remove_listener(never));
+  CHECK(f.processor.resync_schedule().version != eager.version);
+}
+
+TEST_CASE("a bounded handler's buffer has room below its bound, and again once delivered") {
+  Fixture f;
+  std::vector<std::string> seen;
+  auto bounded = f.processor.add_listener("bounded", recording(seen), {}, {.max_pending = 2});
+  CHECK(f.processor.has_bounded_listeners());
+  bool room = false;
+  auto note_room = [&room](const std::exception_ptr&) { room = true; };
+  f.apply(DeltaType::kAdded, make_pod("ns", "a", "1"));
+  asio::co_spawn(f.io, f.processor.wait_for_room(), note_room);
+  poll(f.io);
+  CHECK(room);  // one pending, bound two
+  f.apply(DeltaType::kAdded, make_pod("ns", "b", "1"));
+  CHECK(bounded->pending() == 2);
+  room = false;
+  asio::co_spawn(f.io, f.processor.wait_for_room(), note_room);
+  poll(f.io);
+  CHECK_FALSE(room);  // full: the consumer waits here
+  f.start();
+  f.deliver();
+  CHECK(room);
+  CHECK(seen.size() == 2);
+  CHECK(bounded->delivered() == 2);
+}
+
 TEST_CASE("a handler has synced once the informer has and it has heard the initial list") {
   Fixture f;
   std::vector<std::string> a;

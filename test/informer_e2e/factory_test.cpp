@@ -3,10 +3,9 @@
 // another, shutdown in the middle of a sync.
 #include <doctest/doctest.h>
 
-#include <condition_variable>
-
 #include "informer/informer_metrics.hpp"
 #include "informer/shared_informer_factory.hpp"
+#include "test/informer_e2e/gate.hpp"
 #include "test/informer_e2e/recorder.hpp"
 #include "test/informer_e2e/sim_fixture.hpp"
 
@@ -47,25 +46,6 @@ SharedInformerFactoryOptions fast_factory() {
   options.reflector = fast_reflector();
   return options;
 }
-
-// Holds a handler until released.
-class Gate {
- public:
-  void wait() {
-    std::unique_lock lock(mutex_);
-    released_cv_.wait(lock, [this] { return released_; });
-  }
-  void release() {
-    std::lock_guard lock(mutex_);
-    released_ = true;
-    released_cv_.notify_all();
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable released_cv_;
-  bool released_ = false;
-};
 
 TEST_CASE("401/403 are surfaced with the server's reason, not as a bare timeout, then recover") {
   Fixture f;

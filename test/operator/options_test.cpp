@@ -107,3 +107,34 @@ TEST_CASE("bad values name the flag") {
   o = parse({"--health-probe-bind-address", "8081"});
   CHECK_THROWS_WITH(rg::op::validate(o), doctest::Contains("--health-probe-bind-address"));
 }
+
+TEST_CASE("--sync-period: 10m by default, at least a second, 0 for never") {
+  CHECK(parse({}).sync_period == "10m");
+  CHECK_NOTHROW(rg::op::validate(parse({"--sync-period", "1h"})));
+  CHECK_NOTHROW(rg::op::validate(parse({"--sync-period", "0"})));
+  CHECK_THROWS_WITH_AS(rg::op::validate(parse({"--sync-period=500ms"})),
+                       doctest::Contains("--sync-period: 500ms is shorter than the minimum"),
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(rg::op::validate(parse({"--sync-period=daily"})),
+                       doctest::Contains("--sync-period"), std::invalid_argument);
+}
+
+TEST_CASE("--watch-list is on by default and can be turned off") {
+  CHECK(parse({}).watch_list);
+  CHECK_FALSE(parse({"--watch-list=false"}).watch_list);
+  CHECK_FALSE(parse({"--no-watch-list"}).watch_list);
+}
+
+TEST_CASE("--kube-api-qps and --kube-api-burst: no client-side limit by default") {
+  const auto defaults = parse({});
+  CHECK(defaults.kube_api_qps == 0);
+  CHECK(defaults.kube_api_burst == 30);
+  const auto o = parse({"--kube-api-qps", "20", "--kube-api-burst", "30"});
+  CHECK(o.kube_api_qps == doctest::Approx(20));
+  CHECK(o.kube_api_burst == 30);
+  CHECK_NOTHROW(rg::op::validate(o));
+  CHECK_THROWS_AS(parse({"--kube-api-qps", "-1"}), CLI::ValidationError);
+  CHECK_THROWS_WITH_AS(rg::op::validate(parse({"--kube-api-qps", "5", "--kube-api-burst", "0"})),
+                       doctest::Contains("--kube-api-burst: must be at least 1"),
+                       std::invalid_argument);
+}

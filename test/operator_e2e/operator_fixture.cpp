@@ -100,8 +100,10 @@ const sim::ResourceType& hpa_type() {
 
 }  // namespace
 
-OperatorFixture::OperatorFixture(std::size_t nodes, sim::ClusterOptions options)
-    : cluster(server.store(), server.registry(), options, nodes),
+OperatorFixture::OperatorFixture(std::size_t nodes, sim::ClusterOptions options,
+                                 sim::ServerOptions server_options)
+    : server(std::move(server_options)),
+      cluster(server.store(), server.registry(), options, nodes),
       kubeconfig(server.write_kubeconfig(temp_kubeconfig_path())) {
   // The operator's own log lines, warnings and errors only: a failing test shows why.
   setup_logging(LogFormat::kText, 0);

@@ -44,7 +44,8 @@ Options with_leader_election(Options options);
 class OperatorFixture {
  public:
   explicit OperatorFixture(std::size_t nodes = 3,
-                           sim::ClusterOptions options = e2e_cluster_options());
+                           sim::ClusterOptions options = e2e_cluster_options(),
+                           sim::ServerOptions server_options = {});
   ~OperatorFixture();  // stops every running operator and checks each ended cleanly
 
   /// A running Manager; stop() cancels it as SIGTERM does.

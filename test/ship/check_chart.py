@@ -34,11 +34,15 @@ CONTRACT_METRICS = {
     "replica_guard_serving_replicas", "replica_guard_stranded_replicas",
     "leader_election_master_status", "replica_guard_suspect_nodes",
     "replica_guard_node_lease_renewal_gap_seconds",
+    # Issue 21: the informers' backlogs.
+    "informer_delta_fifo_depth", "informer_handler_pending_notifications",
+    "informer_handler_notifications_total", "informer_handler_failures_total",
 }
 # PromQL words that look like metric names: functions, keywords, and label names.
 PROMQL_WORDS = {"histogram_quantile", "sum", "max", "rate", "deriv", "by", "and", "or", "vector",
                 "le", "job", "name", "namespace", "deployment", "resource", "type", "code",
-                "method", "direction", "result", "pod", "label_values", "without", "reason"}
+                "method", "direction", "result", "pod", "label_values", "without", "reason",
+                "increase", "unless", "on", "handler"}
 
 
 def unknown_metrics(expr):
@@ -51,7 +55,8 @@ def unknown_metrics(expr):
 
 
 ALERTS = {"ReplicaGuardStrandedReplicas", "ReplicaGuardWorkqueueGrowing",
-          "ReplicaGuardReconcileErrors", "ReplicaGuardNoLeader", "ReplicaGuardSurgeSuppressed"}
+          "ReplicaGuardReconcileErrors", "ReplicaGuardNoLeader", "ReplicaGuardSurgeSuppressed",
+          "ReplicaGuardInformerStalled"}
 
 
 def kinds(objs):
@@ -251,6 +256,7 @@ def check_flags(checks):
         "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s",
         "--leader-elect-retry-period=4s", "--namespace=prod",
         "--deployment-selector=app.kubernetes.io/part-of=shop", "--workers=6",
+        "--sync-period=1h", "--watch-list=false", "--kube-api-qps=20", "--kube-api-burst=40",
         "--node-grace-period=45s", "--node-lease-grace=24s", "--scale-down-delay=2m", "--default-max-surge=2",
         "--max-unhealthy-node-fraction=0.4", "--max-total-surge=20", "--log-format=text", "-vv",
         "--some-future-flag=1"], "everything: flags")

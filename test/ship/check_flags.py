@@ -53,7 +53,8 @@ def main():
     expect(checks, parse_flags, "manifests (namespaced)", shiplib.kustomize_namespaced(),
            {"namespaces": "default"})
     expect(checks, parse_flags, "chart defaults", helm_template(),
-           dict(common, **{"leader-election-id": shiplib.RELEASE, "max-total-surge": ""}))
+           dict(common, **{"leader-election-id": shiplib.RELEASE, "max-total-surge": "",
+                           "sync-period": "10m", "watch-list": "1", "kube-api-qps": "0"}))
     expect(checks, parse_flags, "chart dry-run", helm_template(values_file="dry-run.yaml"),
            {"dry-run": "1"})
     expect(checks, parse_flags, "chart namespaced", helm_template(values_file="namespaced.yaml"),
@@ -74,7 +75,9 @@ def main():
                             "max-unhealthy-node-fraction": "0.4", "leader-election-id": "rg-lock",
                             "namespaces": "prod", "metrics-bind-address": ":9090",
                             "health-probe-bind-address": ":9091",
-                            "deployment-selector": "app.kubernetes.io/part-of=shop"}.items():
+                            "deployment-selector": "app.kubernetes.io/part-of=shop",
+                            "sync-period": "1h", "watch-list": "0", "kube-api-qps": "20",
+                            "kube-api-burst": "40"}.items():
             checks.equal(parsed.get(name), value, f"chart everything: {name}")
     checks.done()
 

@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
             << "max-unhealthy-node-fraction=" << o.max_unhealthy_node_fraction << '\n'
             << "max-total-surge=" << (o.max_total_surge ? std::to_string(*o.max_total_surge) : "")
             << '\n'
+            << "sync-period=" << o.sync_period << '\n'
+            << "watch-list=" << o.watch_list << '\n'
+            << "kube-api-qps=" << o.kube_api_qps << '\n'
+            << "kube-api-burst=" << o.kube_api_burst << '\n'
             << "log-format=" << o.log_format << '\n'
             << "verbosity=" << o.verbosity << '\n';
   const auto dash = [](const std::string& text) { return text.empty() ? "-" : text; };

@@ -247,6 +247,19 @@ TEST_CASE("list options are validated as the API server does") {
   CHECK(rv_and_continue.status == 400);
 }
 
+TEST_CASE("with the WatchList feature gate off, a watch with sendInitialEvents is refused") {
+  rg::sim::ServerOptions options;
+  options.watch.watch_list = false;
+  rg::sim::Server server(options);
+  auto refused = call(server.port(), "GET",
+                      "/api/v1/pods?watch=true&sendInitialEvents=true&resourceVersionMatch="
+                      "NotOlderThan&allowWatchBookmarks=true");
+  CHECK(refused.status == 422);
+  CHECK(refused.json().at("message") ==
+        "ListOptions.meta.k8s.io \"\" is invalid: sendInitialEvents: Forbidden: "
+        "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled");
+}
+
 TEST_CASE("selectors filter lists by labels and fields") {
   rg::sim::Server server;
   auto port = server.port();
