@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -105,7 +105,8 @@ struct Server::Impl {
       return auth_filter->intercept(request, stream);
     });
     api->set_write_record(&writes);
-    admin.route("/sim/writes", [this](const HttpRequest& request) { return writes.serve(request); });
+    admin.route("/sim/writes",
+                [this](const HttpRequest& request) { return writes.serve(request); });
   }
 
   void restart(std::chrono::milliseconds down_for) {
@@ -124,9 +125,9 @@ struct Server::Impl {
     if (request.path == "/sim/restart") {
       if (request.method != "POST") throw errors::bad_request("POST /sim/restart?seconds=N");
       const auto down_for = restart_duration(request);
-      HttpResponse response = json_response(
-          200, fmt::format(R"({{"restartingForSeconds":{}}})",
-                           std::chrono::duration<double>(down_for).count()));
+      HttpResponse response =
+          json_response(200, fmt::format(R"({{"restartingForSeconds":{}}})",
+                                         std::chrono::duration<double>(down_for).count()));
       co_await stream.send(response);
       // On the control strand, and awaited: the listener's close is queued before this
       // connection reads its next request.

@@ -70,9 +70,8 @@ void add_object_fields(RecordedWrite& entry, const StoredObject& object) {
   }
   if (spec == nullptr) return;
   const auto* holder = spec->if_contains("holderIdentity");
-  entry.holder_identity = holder != nullptr && holder->is_string()
-                              ? std::string(holder->get_string())
-                              : std::string();
+  entry.holder_identity =
+      holder != nullptr && holder->is_string() ? std::string(holder->get_string()) : std::string();
   if (const auto* duration = spec->if_contains("leaseDurationSeconds");
       duration != nullptr && duration->is_int64())
     entry.lease_duration_seconds = duration->get_int64();

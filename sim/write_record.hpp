@@ -37,12 +37,12 @@ struct RecordedWrite {
   std::string user;
   std::string field_manager;
   std::string user_agent;
-  int code = 0;  ///< the HTTP status answered
-  std::string resource_version;  ///< of the written object; empty when rejected
-  std::optional<std::int64_t> replicas;                        ///< Deployments: spec.replicas
+  int code = 0;                          ///< the HTTP status answered
+  std::string resource_version;          ///< of the written object; empty when rejected
+  std::optional<std::int64_t> replicas;  ///< Deployments: spec.replicas
   std::vector<std::pair<std::string, std::string>> annotations;  ///< Deployments
-  std::optional<std::string> holder_identity;                  ///< Leases: spec.holderIdentity
-  std::optional<std::int64_t> lease_duration_seconds;          ///< Leases
+  std::optional<std::string> holder_identity;                    ///< Leases: spec.holderIdentity
+  std::optional<std::int64_t> lease_duration_seconds;            ///< Leases
 };
 
 class WriteRecord {

@@ -115,8 +115,9 @@ TEST_CASE("a restart keeps objects, uids and resourceVersions, and forgets watch
   CHECK(rv(scaled) > rv(before));
   // A watch resumed from before the restart is told its resourceVersion is gone.
   const auto resumed =
-      call(port, "GET", kDeployments + "?watch=1&timeoutSeconds=1&resourceVersion=" +
-                            std::string(before.at("metadata").at("resourceVersion").as_string()));
+      call(port, "GET",
+           kDeployments + "?watch=1&timeoutSeconds=1&resourceVersion=" +
+               std::string(before.at("metadata").at("resourceVersion").as_string()));
   CHECK(resumed.body.find("\"code\":410") != std::string::npos);
   CHECK(call(port, "POST", "/sim/restart?seconds=-1").status == 400);
 }
