@@ -104,6 +104,10 @@ void add_flags(CLI::App& app, Options& o) {
                  "confirmed difference is logged and counted in "
                  "informer_cache_inconsistencies_total. \"0\" never checks")
       ->capture_default_str();
+  app.add_option("--graceful-shutdown-timeout", o.graceful_shutdown_timeout,
+                 "On SIGTERM, how long reconciles and writes in flight and the Lease release may "
+                 "take; past it the process exits with code 1 anyway (\"0\": no limit)")
+      ->capture_default_str();
   app.add_option("--log-format", o.log_format, "Log line format: text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
@@ -125,6 +129,7 @@ void validate(const Options& o) {
   check_duration("--node-lease-grace", o.node_lease_grace);
   check_duration("--scale-down-delay", o.scale_down_delay);
   check_duration("--cache-consistency-check-period", o.cache_consistency_check_period);
+  check_duration("--graceful-shutdown-timeout", o.graceful_shutdown_timeout);
   try {
     IntOrPercent::parse(o.default_max_surge);
   } catch (const std::invalid_argument& e) {
