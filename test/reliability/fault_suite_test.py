@@ -33,8 +33,8 @@ LEASE, RENEW, RETRY = 4.0, 3.0, 0.5
 DEPLOYMENTS, NODES = 12, 8
 PHASE = 20.0          # seconds of the errors phase
 CONVERGE = 90.0       # seconds after the faults end
-RSS_LIMIT_KIB = 256 * 1024
-RSS_GROWTH_KIB = 64 * 1024
+RSS_LIMIT_KIB = 128 * 1024
+RSS_GROWTH_KIB = 32 * 1024
 
 
 class Background(threading.Thread):
@@ -130,8 +130,7 @@ def main():
         time.sleep(args.stall)  # requests are held for this long; nothing to poll meanwhile
         sim.admin("POST", "/sim/restart", seconds=args.restart)
         injected["restart"] += 1
-        wait_for("kube-sim back after its restart", lambda: sim.admin("GET", "/sim/faults") is not None,
-                 args.restart + 30, interval=0.2)
+        wait_for("kube-sim back after its restart", sim.up, args.restart + 30, interval=0.2)
         for w in workers[1:]:
             w.stop()
         sim.faults()

@@ -2,6 +2,7 @@
 processes (scripts/kube_sim_session.py), kube-sim's admin endpoints (/sim/faults, /sim/restart,
 /sim/kubelets, /sim/writes) through scripts/kube_api.py, the Lease holder, guarded Deployments,
 and a process's resident memory from /proc."""
+import http.client
 import json
 import os
 import re
@@ -71,6 +72,14 @@ class Sim:
     def admin(self, method, path, body=None, **params):
         query = ("?" + urllib.parse.urlencode(params)) if params else ""
         return self.api.request(method, path + query, body)
+
+    def up(self):
+        """Whether kube-sim answers (not during a restart)."""
+        try:
+            self.admin("GET", "/sim/faults")
+            return True
+        except (OSError, http.client.HTTPException):
+            return False
 
     def faults(self, **config):
         """PUT /sim/faults with `config` (errorRate, errorCode, retryAfterSeconds, latencyMs,

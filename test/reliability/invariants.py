@@ -54,13 +54,14 @@ class Report:
     operator_writes: int = 0   # of those, by the operator's field manager
     deployment_writes: int = 0  # operator writes that set a Deployment's spec.replicas, checked
     lease_writes: int = 0
+    leader_changes: int = 0  # Lease writes that named another holder than the one before
     beyond_serving_surge: int = 0  # writes above desired + max-surge (never-started replacements)
     violations: list = field(default_factory=list)
 
     def summary(self):
         return (f"{self.writes} writes recorded, {self.operator_writes} by {MANAGER} "
                 f"({self.deployment_writes} Deployment writes checked against their bounds, "
-                f"{self.lease_writes} Lease writes; {self.beyond_serving_surge} above desired + max-surge "
+                f"{self.lease_writes} Lease writes, {self.leader_changes} changes of holder; {self.beyond_serving_surge} above desired + max-surge "
                 f"for never-started replacements), violations: {len(self.violations)}")
 
 
@@ -84,6 +85,7 @@ def check(writes, default_max_surge="25%", lease=("default", "replica-guard")):
                     and entry.get("name") in ("", lease[1]))
         if is_lease and _ok(entry) and entry.get("name"):
             report.lease_writes += 1
+            report.leader_changes += entry.get("holderIdentity", "") != holder
             holder = entry.get("holderIdentity", "")
             holder_until = entry["time"] + entry.get("leaseDurationSeconds", 0)
         is_deployment = entry.get("group") == "apps" and entry.get("resource") == "deployments"
