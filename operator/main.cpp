@@ -1,17 +1,21 @@
 // replica-guard's entry point: parses the flags, sets up logging and the API configuration, and
-// runs the Manager until SIGTERM or SIGINT, then shuts down cleanly and exits 0.
+// runs the Manager until SIGTERM or SIGINT, then shuts down cleanly and exits 0 (1 when that takes
+// longer than --graceful-shutdown-timeout).
 #include <CLI/CLI.hpp>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
 
+#include <cstdlib>
 #include <iostream>
 
 #include "client/config/resolve.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/version.hpp"
+#include "operator/annotations.hpp"
 #include "operator/logging.hpp"
 #include "operator/manager.hpp"
 #include "operator/options.hpp"
@@ -62,16 +66,31 @@ int run_operator(const rg::op::Options& options) {
   rg::op::Manager manager(options, std::move(config));
   boost::asio::cancellation_signal stop;
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  // Past --graceful-shutdown-timeout the process ends at once, as the kubelet's SIGKILL would
+  // after terminationGracePeriodSeconds: a scale whose record was not written yet is the next
+  // leader's to finish (see kAppliedAnnotation).
+  const auto grace = rg::op::parse_duration(options.graceful_shutdown_timeout);
+  boost::asio::steady_timer give_up(io);
   signals.async_wait([&](const boost::system::error_code& ec, int signal) {
     if (ec) return;
     spdlog::info("received signal {}: shutting down", signal);
     stop.emit(boost::asio::cancellation_type::terminal);
+    if (grace.count() == 0) return;
+    give_up.expires_after(grace);
+    give_up.async_wait([&](const boost::system::error_code& timer_ec) {
+      if (timer_ec) return;
+      spdlog::error("graceful shutdown timed out after {}: exiting with work in flight",
+                    options.graceful_shutdown_timeout);
+      spdlog::shutdown();
+      std::_Exit(1);
+    });
   });
   int exit_code = 0;
   boost::asio::co_spawn(
       io, manager.run(),
       boost::asio::bind_cancellation_slot(stop.slot(), [&](const std::exception_ptr& error) {
         signals.cancel();
+        give_up.cancel();
         exit_code = failed(error, "replica-guard stopped");
       }));
   io.run();

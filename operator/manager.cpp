@@ -22,6 +22,7 @@
 #include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/transport/cancellation.hpp"
+#include "client/version.hpp"
 #include "informer/informer_metrics.hpp"
 #include "informer/shared_informer_factory.hpp"
 #include "operator/annotations.hpp"
@@ -41,6 +42,7 @@
 #include "operator/reconciler.hpp"
 #include "operator/suspect_node_tainter.hpp"
 #include "operator/suspect_pod_marker.hpp"
+#include "operator/write_fence.hpp"
 #include "workqueue/metrics.hpp"
 #include "workqueue/rate_limiting_queue.hpp"
 
@@ -124,6 +126,10 @@ struct Manager::Impl {
                       .lease_duration = parse_duration(options.leader_elect_lease_duration),
                       .renew_deadline = parse_duration(options.leader_elect_renew_deadline),
                       .retry_period = parse_duration(options.leader_elect_retry_period)});
+      fence = std::make_unique<WriteFence>(
+          [this] { return elector->is_leader(); },
+          client::resources::leases().in(lease_namespace()).path(options.leader_election_id),
+          registry);
     }
     for (auto* each : deployments) track(*each);
     for (auto* each : pods) track(*each);
@@ -140,6 +146,12 @@ struct Manager::Impl {
     o.transport.max_connections =
         std::max(o.transport.max_connections, static_cast<std::size_t>(options.workers) + 4);
     o.transport.tracer = std::move(tracer);
+    // Every request names this replica, so the API server's audit (and kube-sim's write record)
+    // can tell which replica wrote; with --leader-elect the fence checks each write as it leaves.
+    o.transport.user_agent = std::string(rg::user_agent()) + " (" + instance + ")";
+    o.transport.before_write = [this](const client::HttpRequest& request) {
+      if (fence) fence->check(request);
+    };
     return o;
   }
 
@@ -513,6 +525,7 @@ struct Manager::Impl {
   Reconciler reconciler;
   std::unique_ptr<RestLeaseLock> lease;
   std::unique_ptr<LeaderElector> elector;
+  std::unique_ptr<WriteFence> fence;  ///< with --leader-elect
   std::atomic<std::shared_ptr<Queue>> queue;
   std::atomic<bool> synced{false};
   std::atomic<std::shared_ptr<const std::string>> permission_problem;

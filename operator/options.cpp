@@ -128,6 +128,10 @@ void add_flags(CLI::App& app, Options& o) {
                  "--kube-api-qps)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  app.add_option("--graceful-shutdown-timeout", o.graceful_shutdown_timeout,
+                 "On SIGTERM, how long reconciles and writes in flight and the Lease release may "
+                 "take; past it the process exits with code 1 anyway (\"0\": no limit)")
+      ->capture_default_str();
   app.add_option("--log-format", o.log_format, "Log line format: text or json")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
@@ -167,6 +171,7 @@ void validate(const Options& o) {
                                 " is shorter than the minimum resync period of 1s; use 1s or "
                                 "more, or 0 to turn periodic reconciles off");
   }
+  check_duration("--graceful-shutdown-timeout", o.graceful_shutdown_timeout);
   try {
     IntOrPercent::parse(o.default_max_surge);
   } catch (const std::invalid_argument& e) {

@@ -59,6 +59,10 @@ struct Options {
   bool mark_suspect_pods_not_ready = false;
   /// Remove replica-guard's taint from every node and exit (the chart's pre-delete hook).
   bool remove_suspect_taints = false;
+  /// On SIGTERM/SIGINT, how long reconciles and writes in flight (and the Lease release) may
+  /// take before the process exits anyway (controller-runtime's GracefulShutdownTimeout); "0":
+  /// no limit.
+  std::string graceful_shutdown_timeout = "30s";
   std::string log_format = "text";
   int verbosity = 0;
 };

@@ -125,13 +125,20 @@ std::shared_ptr<const Discovery> ApiServer::discovery() {
 }
 
 boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStream& stream) {
-  if (hook_ && co_await hook_(request, stream)) co_return;
-  const auto discovery = this->discovery();
-  if (auto response = discovery->serve(request)) {
-    co_await stream.send(*response);
-    co_return;
+  try {
+    if (hook_ && co_await hook_(request, stream)) co_return;
+    const auto discovery = this->discovery();
+    if (auto response = discovery->serve(request)) {
+      co_await stream.send(*response);
+      co_return;
+    }
+    co_await handle_resource(request, stream);
+  } catch (const ApiError& error) {
+    // A rejected write (by the API or an injected fault) still left its client: record it.
+    if (write_record_ != nullptr && request.method != "GET" && !request.path.starts_with("/sim/"))
+      write_record_->rejected(request, error.code());
+    throw;
   }
-  co_await handle_resource(request, stream);
 }
 
 boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
@@ -210,6 +217,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     auto body = parse_object_body(request, type.kind, type.group_version());
     const auto warnings = apply::validate_fields(field_validation, type, body);
     auto object = registry_.create(type, ns, std::move(body), write_context(request, verb));
+    if (write_record_ != nullptr) write_record_->written(request, *object, 201);
     HttpResponse response = reply(201, *object);
     add_warnings(response, warnings);
     co_await stream.send(response);
@@ -223,6 +231,7 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     json::object scale_view;
     auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb),
                                    scale ? &scale_view : nullptr);
+    if (write_record_ != nullptr) write_record_->written(request, *object, 200);
     HttpResponse response = reply(200, *object, scale ? &scale_view : nullptr);
     add_warnings(response, warnings);
     co_await stream.send(response);
@@ -240,6 +249,8 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
           apply::validate_fields(field_validation, type, configuration.get_object());
       auto result =
           registry_.apply(type, ns, info.name, sub, std::move(configuration.get_object()), options);
+      if (write_record_ != nullptr)
+        write_record_->written(request, *result.object, result.created ? 201 : 200);
       HttpResponse response = reply(result.created ? 201 : 200, *result.object);
       add_warnings(response, warnings);
       co_await stream.send(response);
@@ -272,10 +283,12 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     json::object scale_view;
     auto object = registry_.update(type, ns, info.name, sub, intent, write_context(request, verb),
                                    scale ? &scale_view : nullptr);
+    if (write_record_ != nullptr) write_record_->written(request, *object, 200);
     HttpResponse response = reply(200, *object, scale ? &scale_view : nullptr);
     co_await stream.send(response);
   } else if (verb == "delete") {
     auto result = registry_.remove(type, ns, info.name, delete_options(request));
+    if (write_record_ != nullptr) write_record_->written(request, *result.object, 200);
     const bool return_object = !result.deleted || (type.group.empty() && type.resource == "pods");
     HttpResponse response = return_object
                                 ? reply(200, *result.object)

@@ -15,6 +15,7 @@
 #include "sim/discovery.hpp"
 #include "sim/http_types.hpp"
 #include "sim/registry.hpp"
+#include "sim/write_record.hpp"
 
 namespace rg::sim {
 
@@ -32,6 +33,8 @@ class ApiServer {
   ApiServer(Registry& registry, ApiServerOptions options, std::string server_address);
 
   void set_hook(RequestHook hook) { hook_ = std::move(hook); }
+  /// Records every write request from now on, carried out or answered with an error (null: none).
+  void set_write_record(WriteRecord* record) { write_record_ = record; }
 
   /// The HttpHandler: throws ApiError for API errors, which HttpServer answers as Status
   /// responses.
@@ -51,6 +54,7 @@ class ApiServer {
   std::shared_ptr<const Discovery> discovery_;
   std::uint64_t discovery_generation_ = 0;
   RequestHook hook_;
+  WriteRecord* write_record_ = nullptr;
 };
 
 }  // namespace rg::sim

@@ -24,11 +24,26 @@ double seconds_until(SteadyClock::time_point until) {
 
 const char* to_string(OutageMode mode) { return mode == OutageMode::stall ? "stall" : "fail"; }
 
+json::object to_json(const ClientScope& scope) {
+  return {{"user", scope.user},
+          {"userAgentPrefix", scope.user_agent_prefix},
+          {"userAgentContains", scope.user_agent_contains}};
+}
+
 json::object to_json(const FaultConfig& config) {
   return {{"errorRate", config.error_rate},
           {"errorCode", config.error_code},
           {"retryAfterSeconds", config.retry_after_seconds},
-          {"latencyMs", config.latency_ms}};
+          {"latencyMs", config.latency_ms},
+          {"latencyJitterMs", config.latency_jitter_ms},
+          {"scope", to_json(config.scope)}};
+}
+
+std::string string_field(const json::object& object, std::string_view key) {
+  const auto* value = object.if_contains(key);
+  if (value == nullptr) return {};
+  if (!value->is_string()) throw errors::bad_request(fmt::format("{} must be a string", key));
+  return std::string(value->get_string());
 }
 
 OutageMode mode_param(const HttpRequest& request) {
@@ -66,6 +81,17 @@ FaultConfig from_json(const json::object& object, FaultConfig config) {
   if (auto v = number("errorCode")) config.error_code = static_cast<int>(*v);
   if (auto v = number("retryAfterSeconds")) config.retry_after_seconds = static_cast<int>(*v);
   if (auto v = number("latencyMs")) config.latency_ms = static_cast<int>(*v);
+  if (auto v = number("latencyJitterMs")) config.latency_jitter_ms = static_cast<int>(*v);
+  if (const auto* scope = object.if_contains("scope")) {
+    if (!scope->is_object())
+      throw errors::bad_request(
+          "scope must be an object: {\"user\", \"userAgentPrefix\", \"userAgentContains\"}");
+    const auto& fields = scope->get_object();
+    config.scope = {string_field(fields, "user"), string_field(fields, "userAgentPrefix"),
+                    string_field(fields, "userAgentContains")};
+  }
+  if (config.latency_ms < 0 || config.latency_jitter_ms < 0)
+    throw errors::bad_request("latencyMs and latencyJitterMs must not be negative");
   if (config.error_code != 429 && config.error_code != 500 && config.error_code != 503)
     throw errors::bad_request("errorCode must be 429, 500 or 503");
   return config;
@@ -100,9 +126,14 @@ void Faults::set_config(const FaultConfig& config) {
   config_ = config;
 }
 
-bool Partition::matches(std::string_view request_user, std::string_view user_agent) const {
+bool ClientScope::matches(std::string_view request_user, std::string_view user_agent) const {
   return (user.empty() || user == request_user) &&
-         (user_agent_prefix.empty() || user_agent.starts_with(user_agent_prefix));
+         (user_agent_prefix.empty() || user_agent.starts_with(user_agent_prefix)) &&
+         (user_agent_contains.empty() || user_agent.find(user_agent_contains) != user_agent.npos);
+}
+
+bool ClientScope::everyone() const {
+  return user.empty() && user_agent_prefix.empty() && user_agent_contains.empty();
 }
 
 void Faults::control_plane_outage(std::chrono::milliseconds duration, OutageMode mode) {
@@ -113,9 +144,12 @@ void Faults::control_plane_outage(std::chrono::milliseconds duration, OutageMode
 
 void Faults::partition(std::string user, std::string user_agent_prefix,
                        std::chrono::milliseconds duration, OutageMode mode) {
+  partition(ClientScope{std::move(user), std::move(user_agent_prefix), {}}, duration, mode);
+}
+
+void Faults::partition(ClientScope client, std::chrono::milliseconds duration, OutageMode mode) {
   std::lock_guard lock(mutex_);
-  partitions_.push_back(
-      {std::move(user), std::move(user_agent_prefix), SteadyClock::now() + duration, mode});
+  partitions_.push_back({std::move(client), SteadyClock::now() + duration, mode});
 }
 
 void Faults::heal() {
@@ -129,7 +163,7 @@ bool Faults::reachable(std::string_view user, std::string_view user_agent) const
   const auto now = SteadyClock::now();
   if (now < outage_until_) return false;
   for (const auto& partition : partitions_)
-    if (now < partition.until && partition.matches(user, user_agent)) return false;
+    if (now < partition.until && partition.client.matches(user, user_agent)) return false;
   return true;
 }
 
@@ -149,8 +183,7 @@ boost::asio::awaitable<bool> Faults::serve_admin(HttpRequest& request, ResponseS
     json::array partitions;
     for (const auto& partition : partitions_)
       if (SteadyClock::now() < partition.until)
-        partitions.push_back(json::object{{"user", partition.user},
-                                          {"userAgentPrefix", partition.user_agent_prefix},
+        partitions.push_back(json::object{{"client", to_json(partition.client)},
                                           {"seconds", seconds_until(partition.until)},
                                           {"mode", to_string(partition.mode)}});
     body["partitions"] = std::move(partitions);
@@ -182,11 +215,13 @@ boost::asio::awaitable<bool> Faults::serve_admin(HttpRequest& request, ResponseS
   } else if (path == "/sim/faults/outage") {
     control_plane_outage(seconds_param(request), mode_param(request));
   } else if (path == "/sim/faults/partition") {
-    const std::string user(request.param("user").value_or(""));
-    const std::string agent(request.param("userAgent").value_or(""));
-    if (user.empty() && agent.empty())
-      throw errors::bad_request("name the identity: ?user=NAME and/or ?userAgent=PREFIX");
-    partition(user, agent, seconds_param(request), mode_param(request));
+    ClientScope client{std::string(request.param("user").value_or("")),
+                       std::string(request.param("userAgent").value_or("")),
+                       std::string(request.param("userAgentContains").value_or(""))};
+    if (client.everyone())
+      throw errors::bad_request(
+          "name the identity: ?user=NAME, ?userAgent=PREFIX and/or ?userAgentContains=TEXT");
+    partition(std::move(client), seconds_param(request), mode_param(request));
   } else if (path == "/sim/faults/heal") {
     heal();
   } else if (path == "/sim/faults/close-connections") {
@@ -220,11 +255,19 @@ boost::asio::awaitable<bool> Faults::intercept(HttpRequest& request, ResponseStr
         cut_off = true;
     };
     if (now < outage_until_) cut(outage_until_, outage_mode_);
+    const std::string_view user_agent = request.header("user-agent");
     for (const auto& partition : partitions_)
-      if (now < partition.until && partition.matches(request.user, request.header("user-agent")))
+      if (now < partition.until && partition.client.matches(request.user, user_agent))
         cut(partition.until, partition.mode);
-    if (config.error_rate > 0)
-      fail = std::uniform_real_distribution<double>(0, 1)(random_) < config.error_rate;
+    if (config.scope.matches(request.user, user_agent)) {
+      if (config.error_rate > 0)
+        fail = std::uniform_real_distribution<double>(0, 1)(random_) < config.error_rate;
+      if (config.latency_jitter_ms > 0)
+        config.latency_ms +=
+            std::uniform_int_distribution<int>(0, config.latency_jitter_ms)(random_);
+    } else {
+      config.latency_ms = 0;
+    }
   }
   auto wait_until = std::max(stalled_until, std::chrono::steady_clock::now() +
                                                 std::chrono::milliseconds(config.latency_ms));

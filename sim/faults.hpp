@@ -21,27 +21,37 @@
 
 namespace rg::sim {
 
+/// One client identity: by the user its requests act as, and/or by its User-Agent (with auth
+/// off every request acts as the admin, so in-process clients are told apart by User-Agent;
+/// replica-guard names its leader-election identity there). Empty fields match everyone; the
+/// given ones must all match.
+struct ClientScope {
+  std::string user;
+  std::string user_agent_prefix;
+  std::string user_agent_contains;
+
+  bool matches(std::string_view request_user, std::string_view user_agent) const;
+  bool everyone() const;
+};
+
 struct FaultConfig {
   double error_rate = 0;        ///< fraction of API requests answered with error_code
   int error_code = 503;         ///< 429, 500 or 503
   int retry_after_seconds = 1;  ///< Retry-After of 429/503 answers
   int latency_ms = 0;           ///< added before every API request
+  int latency_jitter_ms = 0;    ///< up to this much more, uniformly at random
+  ClientScope scope;            ///< the clients errors and latency apply to (default everyone)
 };
 
 /// How requests fail during an outage or a partition: answered 503 at once, or held until it
 /// ends (as a client sees an unreachable server: its own timeout decides).
 enum class OutageMode { fail, stall };
 
-/// Requests of one client identity that fail for a while: by the user they act as, and/or by a
-/// User-Agent prefix (with auth off every request acts as the admin, so in-process clients are
-/// told apart by User-Agent). An empty field matches everyone; both given, both must match.
+/// Requests of one client identity that fail (or stall) for a while.
 struct Partition {
-  std::string user;
-  std::string user_agent_prefix;
+  ClientScope client;
   std::chrono::steady_clock::time_point until;
   OutageMode mode = OutageMode::fail;
-
-  bool matches(std::string_view request_user, std::string_view user_agent) const;
 };
 
 class Faults {
@@ -62,6 +72,8 @@ class Faults {
   /// Partitions one identity (see Partition) for `duration` from now.
   void partition(std::string user, std::string user_agent_prefix,
                  std::chrono::milliseconds duration, OutageMode mode = OutageMode::fail);
+  void partition(ClientScope client, std::chrono::milliseconds duration,
+                 OutageMode mode = OutageMode::fail);
   /// Ends every outage and partition now.
   void heal();
   /// Whether a request of `user` with `user_agent` would reach the API server now: no

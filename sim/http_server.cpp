@@ -275,6 +275,15 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
     untrack(id);
   }
 
+  void listen(unsigned short on_port) {
+    tcp::endpoint endpoint(asio::ip::make_address(options.address), on_port);
+    acceptor.open(endpoint.protocol());
+    acceptor.set_option(tcp::acceptor::reuse_address(true));
+    acceptor.bind(endpoint);
+    acceptor.listen();
+    port = acceptor.local_endpoint().port();
+  }
+
   asio::awaitable<void> accept_loop() {
     auto self = shared_from_this();
     for (;;) {
@@ -303,13 +312,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
 
 HttpServer::HttpServer(asio::io_context& io, HttpServerOptions options, HttpHandler handler)
     : impl_(std::make_shared<Impl>(io, std::move(options), std::move(handler))) {
-  auto address = asio::ip::make_address(impl_->options.address);
-  tcp::endpoint endpoint(address, impl_->options.port);
-  impl_->acceptor.open(endpoint.protocol());
-  impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
-  impl_->acceptor.bind(endpoint);
-  impl_->acceptor.listen();
-  impl_->port = impl_->acceptor.local_endpoint().port();
+  impl_->listen(impl_->options.port);
 }
 
 HttpServer::~HttpServer() = default;
@@ -331,5 +334,24 @@ void HttpServer::stop() {
 }
 
 void HttpServer::close_connections() { impl_->close_all(); }
+
+void HttpServer::stop_listening() { stop(); }
+
+void HttpServer::resume_listening() {
+  // On the acceptor's executor, after the close stop_listening() posted there.
+  auto reopen = [impl = impl_] {
+    if (impl->acceptor.is_open()) return;
+    try {
+      impl->listen(impl->port);
+    } catch (const boost::system::system_error& error) {
+      beast::error_code ignored;
+      impl->acceptor.close(ignored);
+      spdlog::error("kube-sim: cannot listen on port {} again: {}", impl->port, error.what());
+      return;
+    }
+    asio::co_spawn(impl->acceptor.get_executor(), impl->accept_loop(), asio::detached);
+  };
+  asio::post(impl_->acceptor.get_executor(), std::move(reopen));
+}
 
 }  // namespace rg::sim

@@ -46,6 +46,12 @@ class HttpServer {
   void stop();
   /// Closes every open connection but keeps accepting.
   void close_connections();
+  /// Closes the listening socket and every connection (new connections are refused, as by a
+  /// server that is down) until resume_listening().
+  void stop_listening();
+  /// Listens on the same address and port again and accepts (logs an error when the port cannot
+  /// be bound: someone else took it meanwhile).
+  void resume_listening();
 
  private:
   struct Impl;

@@ -3,10 +3,15 @@
 #include "sim/server.hpp"
 
 #include <fmt/format.h>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/ssl/context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
 #include <filesystem>
@@ -17,11 +22,13 @@
 
 #include "client/config/base64.hpp"
 #include "client/config/token_auth.hpp"
+#include "sim/api_error.hpp"
 #include "sim/api_server.hpp"
 #include "sim/auth/auth_filter.hpp"
 #include "sim/auth/serving_certificate.hpp"
 #include "sim/auth/user_info.hpp"
 #include "sim/http_server.hpp"
+#include "sim/responses.hpp"
 
 namespace rg::sim {
 namespace {
@@ -47,6 +54,19 @@ std::string client_ca(const ServerOptions& options, const auth::ServingCertifica
   return certificate.ca_key_pem.empty() ? std::string() : certificate.ca_pem;
 }
 
+// /sim/restart's ?seconds=N: how long the server stays down.
+std::chrono::milliseconds restart_duration(const HttpRequest& request) {
+  const std::string text(request.param("seconds").value_or("1"));
+  char* end = nullptr;
+  const double seconds = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(seconds >= 0 && seconds <= 3600))
+    throw errors::bad_request(
+        fmt::format("seconds (how long the API server stays down) must be a number from 0 to "
+                    "3600, not \"{}\"",
+                    text));
+  return std::chrono::milliseconds(static_cast<std::int64_t>(seconds * 1000));
+}
+
 // Scalars are written as JSON strings: valid YAML double-quoted, whatever they hold.
 std::string yaml_string(std::string_view text) {
   return boost::json::serialize(boost::json::string(text));
@@ -69,7 +89,9 @@ struct Server::Impl {
              [this](HttpRequest& request, ResponseStream& stream) {
                return api->handle(request, stream);
              }),
-        faults(store, [this] { http.close_connections(); }) {
+        faults(store, [this] { http.close_connections(); }),
+        control(boost::asio::make_strand(io)),
+        restart_timer(control) {
     registry.bootstrap();
     auth_filter = std::make_unique<auth::AuthFilter>(registry, options.auth);
     api = std::make_unique<ApiServer>(registry, ApiServerOptions{options.watch, {}},
@@ -82,10 +104,40 @@ struct Server::Impl {
     api->set_hook([this](HttpRequest& request, ResponseStream& stream) {
       return auth_filter->intercept(request, stream);
     });
+    api->set_write_record(&writes);
+    admin.route("/sim/writes",
+                [this](const HttpRequest& request) { return writes.serve(request); });
+  }
+
+  void restart(std::chrono::milliseconds down_for) {
+    faults.control_plane_outage(down_for);
+    http.stop_listening();
+    store.close_all_watchers();
+    store.compact();
+    restart_timer.expires_after(down_for);
+    restart_timer.async_wait([this](const boost::system::error_code& ec) {
+      if (!ec) http.resume_listening();
+    });
   }
 
   // The admin routes others serve, then /sim/faults and the injected faults.
   boost::asio::awaitable<bool> intercept(HttpRequest& request, ResponseStream& stream) {
+    if (request.path == "/sim/restart") {
+      if (request.method != "POST") throw errors::bad_request("POST /sim/restart?seconds=N");
+      const auto down_for = restart_duration(request);
+      HttpResponse response =
+          json_response(200, fmt::format(R"({{"restartingForSeconds":{}}})",
+                                         std::chrono::duration<double>(down_for).count()));
+      co_await stream.send(response);
+      // On the control strand, and awaited: the listener's close is queued before this
+      // connection reads its next request.
+      auto go_down = [this, down_for]() -> boost::asio::awaitable<void> {
+        restart(down_for);
+        co_return;
+      };
+      co_await boost::asio::co_spawn(control, go_down, boost::asio::use_awaitable);
+      co_return true;
+    }
     if (request.path.starts_with("/sim/"))
       if (auto response = admin.serve(request)) {
         co_await stream.send(*response);
@@ -104,7 +156,11 @@ struct Server::Impl {
   std::unique_ptr<ApiServer> api;
   HttpServer http;
   Faults faults;
+  WriteRecord writes;
   AdminRoutes admin;
+  // Restarts run on this strand: one at a time, and never beside stop()'s timer cancel.
+  boost::asio::strand<boost::asio::io_context::executor_type> control;
+  boost::asio::steady_timer restart_timer;
   std::vector<std::thread> threads;
   bool stopped = false;
 };
@@ -131,6 +187,10 @@ unsigned short Server::port() const { return impl_->http.port(); }
 Store& Server::store() { return impl_->store; }
 Registry& Server::registry() { return impl_->registry; }
 Faults& Server::faults() { return impl_->faults; }
+WriteRecord& Server::writes() { return impl_->writes; }
+void Server::restart(std::chrono::milliseconds down_for) {
+  boost::asio::post(impl_->control, [impl = impl_.get(), down_for] { impl->restart(down_for); });
+}
 void Server::route_admin(std::string prefix, AdminRoutes::Handler handler) {
   impl_->admin.route(std::move(prefix), std::move(handler));
 }
@@ -237,6 +297,7 @@ client::RestConfig Server::service_account_config(std::string_view namespace_,
 void Server::stop() {
   if (impl_->stopped) return;
   impl_->stopped = true;
+  boost::asio::post(impl_->control, [impl = impl_.get()] { impl->restart_timer.cancel(); });
   impl_->http.stop();
   impl_->store.close_all_watchers();
   for (auto& thread : impl_->threads) thread.join();

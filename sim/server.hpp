@@ -18,6 +18,7 @@
 #include "sim/object_store.hpp"
 #include "sim/registry.hpp"
 #include "sim/resource_table.hpp"
+#include "sim/write_record.hpp"
 
 namespace rg::sim {
 
@@ -60,6 +61,8 @@ class Server {
   Store& store();
   Registry& registry();
   Faults& faults();
+  /// Every write request since start (also served at /sim/writes).
+  WriteRecord& writes();
   const ResourceTable& resources() const;
   /// Serves the admin path `prefix` (under /sim/) with `handler`: how the kube-sim binary and
   /// test fixtures expose the simulated Cluster (e.g. /sim/kubelets) without the Server
@@ -104,6 +107,14 @@ class Server {
   /// token for it (namespace `namespace_`): the operator's view with least privilege.
   client::RestConfig service_account_config(std::string_view namespace_,
                                             std::string_view service_account);
+
+  /// A restart of the API server that keeps its storage (also POST /sim/restart?seconds=N): for
+  /// `down_for` it does not listen (connections are refused) and the simulated components
+  /// cannot reach it (a control-plane outage); every connection and watch is closed and the
+  /// watch history starts empty, so watches resumed afterwards get 410 Gone as after an etcd
+  /// compaction. Objects, uids and resourceVersions (which keep increasing), the ServiceAccount
+  /// signing key, the CA and the port stay.
+  void restart(std::chrono::milliseconds down_for);
 
   /// Stops accepting, closes every connection and watch, joins the io threads. Idempotent.
   void stop();

@@ -60,6 +60,8 @@ struct Transport::Impl {
   std::shared_ptr<AuthProvider> certificate_source;
   std::shared_ptr<ConnectionPool> pool;
   std::shared_ptr<TransportTracer> tracer;
+  std::string user_agent;
+  std::function<void(const HttpRequest&)> before_write;
 
   std::mutex tls_mutex;
   std::shared_ptr<asio::ssl::context> tls;  // for `tls_certificate`; guarded by tls_mutex
@@ -108,7 +110,7 @@ struct Transport::Impl {
         .append(" HTTP/1.1\r\nHost: ")
         .append(host_header)
         .append("\r\nUser-Agent: ")
-        .append(rg::user_agent())
+        .append(user_agent)
         .append("\r\n");
     for (const auto& [name, value] : request.headers) {
       if (!is_token(name) || !is_field_value(value)) {
@@ -147,6 +149,11 @@ Transport::Transport(const RestConfig& config, TransportOptions options)
   }
   impl_->pool = std::make_shared<ConnectionPool>(options.max_connections, options.idle_timeout);
   impl_->tracer = std::move(options.tracer);
+  impl_->user_agent =
+      options.user_agent.empty() ? std::string(rg::user_agent()) : std::move(options.user_agent);
+  if (!is_field_value(impl_->user_agent))
+    throw std::invalid_argument("invalid User-Agent \"" + impl_->user_agent + "\"");
+  impl_->before_write = std::move(options.before_write);
 }
 
 Transport::~Transport() = default;
@@ -159,6 +166,7 @@ asio::awaitable<BodyReader> Transport::send(HttpRequest request, Deadline deadli
     auto& connection = *state->lease.connection;
     const bool reused = connection.reused;
     try {
+      if (impl_->before_write) impl_->before_write(request);
       co_await connection.write(head, request.body, deadline);
       if (const auto& tracer = impl_->tracer) {
         tracer->on_request_written(request.method, request.target);

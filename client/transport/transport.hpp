@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "client/config/rest_config.hpp"
 #include "client/transport/body_reader.hpp"
@@ -24,6 +26,13 @@ struct TransportOptions {
   std::chrono::seconds idle_timeout{90};
   /// Sees each request written and each piece of a response body read; may be null.
   std::shared_ptr<TransportTracer> tracer = nullptr;
+  /// The User-Agent of every request; empty = rg::user_agent() ("replica-guard/<version>").
+  std::string user_agent = {};
+  /// Asked immediately before each request is written to its connection (after any wait for a
+  /// connection or handshake): an exception it throws ends the request before a byte of it
+  /// leaves, and reaches the caller. The last check of a writer that may lose the right to
+  /// write (the operator's leader fence, operator/write_fence.hpp). Must be quick; may be null.
+  std::function<void(const HttpRequest&)> before_write = {};
 };
 
 /// How a response is carried.

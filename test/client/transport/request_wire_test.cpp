@@ -162,3 +162,34 @@ TEST_CASE("request wire: a connection idle in the pool leaves no timer waiting")
   server_io.stop();
   server_thread.join();
 }
+
+TEST_CASE("request wire: before_write can stop a request before a byte leaves; User-Agent set") {
+  asio::io_context io;
+  std::vector<ServerRequest> seen;
+  TestServer server(io,
+                    [&](ServerSession& session, ServerRequest request) -> asio::awaitable<void> {
+                      seen.push_back(request);
+                      co_await session.respond(200, "{}");
+                    });
+  std::vector<std::string> asked;
+  TransportOptions options;
+  options.user_agent = "replica-guard/9.9 (replica-a)";
+  options.before_write = [&](const HttpRequest& request) {
+    asked.push_back(request.method + " " + request.target);
+    if (request.method == "PATCH") throw std::runtime_error("fenced");
+  };
+  Transport transport(config_for(server), options);
+  const HttpRequest get{"GET", "/g", {}, {}};
+  const HttpRequest patch{"PATCH", "/p", {{"Content-Type", "application/merge-patch+json"}}, "{}"};
+  CHECK(run(io, transport.round_trip(get, in_ms(10'000), false)).status == 200);
+  CHECK_THROWS_WITH_AS(run(io, transport.round_trip(patch, in_ms(10'000), false)), "fenced",
+                       std::runtime_error);
+  CHECK(run(io, transport.round_trip(get, in_ms(10'000), false)).status == 200);
+  CHECK(asked == std::vector<std::string>{"GET /g", "PATCH /p", "GET /g"});
+  REQUIRE(seen.size() == 2);  // the PATCH never reached the server
+  CHECK(seen[0].header("User-Agent") == "replica-guard/9.9 (replica-a)");
+  CHECK(seen[1].method == "GET");
+  TransportOptions bad;
+  bad.user_agent = "x\r\nX-Injected: 1";
+  CHECK_THROWS_AS(Transport(config_for(server), bad), std::invalid_argument);
+}
