@@ -12,13 +12,26 @@ namespace rg::client {
 TokenBucket::TokenBucket(double qps, int burst, Now now)
     : qps_(qps), burst_(std::max(burst, 1)), now_(std::move(now)), tokens_(burst_), last_(now_()) {}
 
-TokenBucket::Clock::duration TokenBucket::reserve() {
-  if (!enabled()) return Clock::duration::zero();
-  std::lock_guard lock(mutex_);
+void TokenBucket::refill() {
   const auto now = now_();
   const std::chrono::duration<double> elapsed = now - last_;
   last_ = now;
   tokens_ = std::min(burst_, tokens_ + elapsed.count() * qps_);
+}
+
+bool TokenBucket::try_accept() {
+  if (!enabled()) return true;
+  std::lock_guard lock(mutex_);
+  refill();
+  if (tokens_ < 1) return false;
+  tokens_ -= 1;
+  return true;
+}
+
+TokenBucket::Clock::duration TokenBucket::reserve() {
+  if (!enabled()) return Clock::duration::zero();
+  std::lock_guard lock(mutex_);
+  refill();
   tokens_ -= 1;
   if (tokens_ >= 0) return Clock::duration::zero();
   return std::chrono::duration_cast<Clock::duration>(

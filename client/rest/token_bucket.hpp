@@ -24,10 +24,16 @@ class TokenBucket {
   /// Takes a token and says how long to wait before using it (zero when one was in the bucket).
   Clock::duration reserve();
 
+  /// Takes a token only if one is in the bucket now (client-go's TryAccept); never reserves.
+  bool try_accept();
+
   /// reserve(), then waits that long (cancellable).
   boost::asio::awaitable<void> acquire();
 
  private:
+  /// Adds the tokens earned since the last call (under mutex_).
+  void refill();
+
   const double qps_;
   const double burst_;
   const Now now_;
