@@ -336,7 +336,7 @@ struct Manager::Impl {
 
   asio::awaitable<void> serve_all() {
     if (options.metrics_bind_address == options.health_probe_bind_address &&
-        options.metrics_bind_address != "0") {
+        options.metrics_bind_address != "0" && !secure_metrics) {
       co_await serve(options.metrics_bind_address, true, true);
       co_return;
     }

@@ -161,8 +161,10 @@ void validate(const Options& o) {
                                   e.what());
     }
   }
+  // Port 0 picks two free ports: two servers, so only a fixed port shared is refused.
   if (o.metrics_secure && o.metrics_bind_address != "0" &&
-      o.metrics_bind_address == o.health_probe_bind_address)
+      o.metrics_bind_address == o.health_probe_bind_address &&
+      parse_bind_address(o.metrics_bind_address).port() != 0)
     throw std::invalid_argument(
         "--metrics-bind-address: with --metrics-secure it must differ from "
         "--health-probe-bind-address (the probes stay plain HTTP for the kubelet)");

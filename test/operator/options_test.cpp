@@ -65,6 +65,9 @@ TEST_CASE("secure metrics flags: --metrics-secure=false, certificates, one port 
                        std::invalid_argument);
   CHECK_NOTHROW(
       rg::op::validate(parse({"--metrics-bind-address", ":8081", "--metrics-secure=false"})));
+  // Port 0 twice is two free ports, two servers.
+  CHECK_NOTHROW(rg::op::validate(parse(
+      {"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"})));
   CHECK_THROWS(parse({"--metrics-review-qps", "0"}));
 }
 
