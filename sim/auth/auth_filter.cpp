@@ -67,7 +67,7 @@ HttpResponse AuthFilter::serve(const HttpRequest& request, const Attributes& att
   if (attributes.resource == "selfsubjectaccessreviews")
     return serve_self_subject_access_review(request, attributes.user, authorizer_);
   if (attributes.resource == "subjectaccessreviews")
-    return serve_subject_access_review(request, authorizer_);
+    return serve_subject_access_review(request, authorizer_, options_.enabled);
   if (attributes.resource == "tokenreviews") return serve_token_review(request, authenticator_);
   if (attributes.resource == "selfsubjectrulesreviews")
     return serve_self_subject_rules_review(request, attributes.user, authorizer_);

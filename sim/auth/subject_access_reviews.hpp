@@ -9,10 +9,10 @@
 
 namespace rg::sim::auth {
 
-/// 201 with status.allowed (and the RBAC reason, evaluationError when a binding names a missing
-/// role). 422 unless exactly one of resourceAttributes / nonResourceAttributes is set, a user or
-/// a group is named and metadata is empty.
+/// 201 with status.allowed (and the RBAC reason) -- always allowed when `rbac` is off, as
+/// --authorization-mode AlwaysAllow decides. 422 unless exactly one of resourceAttributes /
+/// nonResourceAttributes is set, a user or a group is named and metadata is empty.
 HttpResponse serve_subject_access_review(const HttpRequest& request,
-                                         const RbacAuthorizer& authorizer);
+                                         const RbacAuthorizer& authorizer, bool rbac);
 
 }  // namespace rg::sim::auth

@@ -197,6 +197,22 @@ TEST_CASE("SubjectAccessReview: validation as the API server's") {
   CHECK(go_client.status == 201);
 }
 
+TEST_CASE(
+    "without RBAC (AlwaysAllow) every SubjectAccessReview is allowed; tokens still reviewed") {
+  rg::sim::Server server;  // in-process default: no authentication, no RBAC
+  auto review = call(server.port(), "POST", kSubjectReviews,
+                     R"({"kind":"SubjectAccessReview","apiVersion":"authorization.k8s.io/v1",)"
+                     R"("spec":{"user":"anyone","nonResourceAttributes":{"path":"/metrics",)"
+                     R"("verb":"get"}}})");
+  REQUIRE_MESSAGE(review.status == 201, review.body);
+  CHECK(review.json().at("status").at("allowed") == true);
+  auto garbage = call(server.port(), "POST", kTokenReviews,
+                      R"({"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1",)"
+                      R"("spec":{"token":"garbage"}})");
+  REQUIRE(garbage.status == 201);
+  CHECK(garbage.json().at("status").at("error") == "invalid bearer token");
+}
+
 TEST_CASE("discovery lists tokenreviews and subjectaccessreviews with create; bootstrap role") {
   Cluster cluster;
   auto authentication =
