@@ -236,18 +236,35 @@ TEST_CASE("secure metrics: a review that fails is 500") {
   CHECK(failed.body == "Authentication failed\n");
 }
 
-TEST_CASE("secure metrics: TLS 1.2 at least; a changed certificate is served to new connections") {
+TEST_CASE("secure metrics: TLS >= 1.2, strong ciphers, never h2; a changed certificate is served") {
   Scrapers cluster;
   MetricsEndpoint endpoint(cluster.server.rest_config());
-  {
-    namespace ssl = asio::ssl;
+  namespace ssl = asio::ssl;
+  // Handshakes with a client context `configure` narrows; the ALPN protocol agreed on, or throws.
+  const auto handshake = [&](auto configure) {
     asio::io_context io;
-    ssl::context old_tls(ssl::context::tlsv11_client);
-    SSL_CTX_set_max_proto_version(old_tls.native_handle(), TLS1_1_VERSION);
-    ssl::stream<asio::ip::tcp::socket> stream(io, old_tls);
+    ssl::context client(ssl::context::tls_client);
+    configure(client.native_handle());
+    ssl::stream<asio::ip::tcp::socket> stream(io, client);
     stream.next_layer().connect({asio::ip::make_address("127.0.0.1"), endpoint.port()});
-    CHECK_THROWS(stream.handshake(ssl::stream_base::client));
-  }
+    stream.handshake(ssl::stream_base::client);
+    const unsigned char* protocol = nullptr;
+    unsigned int length = 0;
+    SSL_get0_alpn_selected(stream.native_handle(), &protocol, &length);
+    return std::string(reinterpret_cast<const char*>(protocol), length);
+  };
+  CHECK_THROWS(handshake([](SSL_CTX* c) { SSL_CTX_set_max_proto_version(c, TLS1_1_VERSION); }));
+  CHECK_THROWS(handshake([](SSL_CTX* c) {  // no forward secrecy, no AEAD: refused
+    SSL_CTX_set_max_proto_version(c, TLS1_2_VERSION);
+    SSL_CTX_set_cipher_list(c, "AES128-SHA:AES256-SHA:AES128-GCM-SHA256");
+  }));
+  static constexpr unsigned char kH2AndHttp11[] = "\x02h2\x08http/1.1";
+  static constexpr unsigned char kH2[] = "\x02h2";
+  CHECK(handshake([](SSL_CTX* c) {
+          SSL_CTX_set_alpn_protos(c, kH2AndHttp11, sizeof(kH2AndHttp11) - 1);
+        }) == "http/1.1");
+  CHECK(handshake([](SSL_CTX* c) { SSL_CTX_set_alpn_protos(c, kH2, sizeof(kH2) - 1); }).empty());
+  CHECK(handshake([](SSL_CTX* c) { SSL_CTX_set_max_proto_version(c, TLS1_2_VERSION); }).empty());
   const std::string old_ca = endpoint.ca_pem;
   std::string new_ca;
   endpoint.install(serving_certificate(new_ca));
