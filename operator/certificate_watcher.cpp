@@ -44,6 +44,25 @@ std::shared_ptr<boost::asio::ssl::context> CertificateWatcher::current() const {
   return context_;
 }
 
+bool CertificateWatcher::reload() {
+  try {
+    auto pair = read();
+    {
+      std::lock_guard lock(mutex_);
+      if (pair.cert_pem == loaded_.cert_pem && pair.key_pem == loaded_.key_pem) return false;
+    }
+    auto context = make_metrics_tls_context(pair, cert_file_ + " and " + key_file_);
+    std::lock_guard lock(mutex_);
+    loaded_ = std::move(pair);
+    context_ = std::move(context);
+    spdlog::info("metrics: reloaded the serving certificate from {}", cert_file_);
+    return true;
+  } catch (const std::exception& error) {
+    spdlog::warn("metrics: keeping the serving certificate: {}", error.what());
+    return false;
+  }
+}
+
 boost::asio::awaitable<void> CertificateWatcher::watch(std::chrono::milliseconds period) {
   boost::asio::steady_timer timer(co_await boost::asio::this_coro::executor);
   for (;;) {
@@ -51,20 +70,7 @@ boost::asio::awaitable<void> CertificateWatcher::watch(std::chrono::milliseconds
     boost::system::error_code ec;
     co_await timer.async_wait(boost::asio::redirect_error(boost::asio::use_awaitable, ec));
     if (ec) co_return;  // cancelled: the server is stopping
-    try {
-      auto pair = read();
-      {
-        std::lock_guard lock(mutex_);
-        if (pair.cert_pem == loaded_.cert_pem && pair.key_pem == loaded_.key_pem) continue;
-      }
-      auto context = make_metrics_tls_context(pair, cert_file_ + " and " + key_file_);
-      std::lock_guard lock(mutex_);
-      loaded_ = std::move(pair);
-      context_ = std::move(context);
-      spdlog::info("metrics: reloaded the serving certificate from {}", cert_file_);
-    } catch (const std::exception& error) {
-      spdlog::warn("metrics: keeping the serving certificate: {}", error.what());
-    }
+    reload();
   }
 }
 

@@ -26,7 +26,11 @@ class CertificateWatcher {
   /// The context for a new connection.
   std::shared_ptr<boost::asio::ssl::context> current() const;
 
-  /// Polls the files every `period` until cancelled (then returns).
+  /// Reads the files once: a changed pair that loads replaces the context (true); an unchanged
+  /// pair, or one that does not load (logged), leaves it (false).
+  bool reload();
+
+  /// reload() every `period` until cancelled (then returns).
   boost::asio::awaitable<void> watch(std::chrono::milliseconds period);
 
  private:

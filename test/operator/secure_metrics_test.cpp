@@ -188,6 +188,34 @@ TEST_CASE("ExpiringCache: entries expire after their own TTL; a full cache drops
   CHECK(none.get("a", t0) == std::nullopt);
 }
 
+TEST_CASE("CertificateWatcher: a changed pair replaces the context, a broken one leaves it") {
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("rg-watcher-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::string ca;
+  const auto first = serving_certificate(ca);
+  write(dir / "tls.crt", first.cert_pem);
+  write(dir / "tls.key", first.key_pem);
+  CertificateWatcher watcher((dir / "tls.crt").string(), (dir / "tls.key").string());
+  const auto loaded = watcher.current();
+  CHECK_FALSE(watcher.reload());  // unchanged
+  CHECK(watcher.current() == loaded);
+  const auto second = serving_certificate(ca);
+  write(dir / "tls.crt", second.cert_pem);  // caught between the two writes: key mismatch
+  CHECK_FALSE(watcher.reload());
+  CHECK(watcher.current() == loaded);
+  write(dir / "tls.key", second.key_pem);
+  CHECK(watcher.reload());
+  CHECK(watcher.current() != loaded);
+  write(dir / "tls.crt", "not PEM");
+  CHECK_FALSE(watcher.reload());
+  std::filesystem::remove(dir / "tls.key");
+  CHECK_FALSE(watcher.reload());
+  CHECK_THROWS_WITH_AS(CertificateWatcher((dir / "tls.crt").string(), (dir / "tls.key").string()),
+                       doctest::Contains("cannot read the key file"), std::invalid_argument);
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("secure metrics: 401 without a good token, 403 without the role, 200 with it") {
   Scrapers cluster;
   MetricsEndpoint endpoint(cluster.server.rest_config());
