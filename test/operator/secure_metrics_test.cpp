@@ -120,7 +120,7 @@ struct MetricsEndpoint {
     std::filesystem::rename(staged / "tls.crt", dir / "tls.crt");
   }
 
-  unsigned short port() const { return server->local_endpoint().port(); }
+  unsigned short port() const { return bound_port; }
 
   rg::sim::test::Reply get(const std::string& token = "") const {
     return tls_call(port(), ca_pem, "GET", "/metrics", "",
@@ -136,6 +136,7 @@ struct MetricsEndpoint {
   std::unique_ptr<CertificateWatcher> watcher;
   std::unique_ptr<MetricsAuthorizer> authorizer;
   std::unique_ptr<HttpServer> server;
+  unsigned short bound_port = 0;
   asio::cancellation_signal stop;
   std::thread thread;
 };
