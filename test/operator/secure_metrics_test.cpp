@@ -90,6 +90,7 @@ struct MetricsEndpoint {
     authorizer = std::make_unique<MetricsAuthorizer>(client, registry, config);
     server =
         std::make_unique<HttpServer>(io.get_executor(), rg::op::parse_bind_address("127.0.0.1:0"));
+    bound_port = server->local_endpoint().port();  // before the io thread uses the acceptor
     server->route("/metrics", [](std::string_view) {
       return HttpReply{200, "text/plain; version=0.0.4", "workqueue_depth 0\n"};
     });
