@@ -39,7 +39,8 @@ ARG VERSION
 COPY --from=build /rootfs/ /
 ENV PATH=/usr/local/bin:/usr/bin
 USER 65532:65532
-EXPOSE 8080/tcp 8081/tcp
+# /metrics over HTTPS (--metrics-secure, the default) and the plain-HTTP probes.
+EXPOSE 8443/tcp 8081/tcp
 LABEL org.opencontainers.image.title="replica-guard" \
       org.opencontainers.image.description="Keeps opted-in Deployments at their serving replicas when nodes fail" \
       org.opencontainers.image.version="${VERSION}" \

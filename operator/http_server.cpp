@@ -11,6 +11,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl/ssl_stream.hpp>
 
 #include <charconv>
 #include <chrono>
@@ -29,6 +30,7 @@ namespace {
 constexpr auto kReadTimeout = std::chrono::seconds(30);
 constexpr std::size_t kMaxRequestBytes = std::size_t{64} * 1024;
 constexpr auto kAcceptRetryPause = std::chrono::milliseconds(100);
+constexpr auto kTlsShutdownTimeout = std::chrono::seconds(5);
 
 }  // namespace
 
@@ -61,14 +63,16 @@ struct HttpServer::State {
   asio::strand<asio::any_io_executor> strand;  // sessions and their sockets live on it
   tcp::acceptor acceptor;
   std::map<std::string, HttpRoute, std::less<>> routes;
+  TlsContextSource tls;  // empty: plain HTTP
+  HttpFilter filter;     // empty: none
   // Touched only on the strand:
   std::set<beast::tcp_stream*> sessions;
   bool stopping = false;
   asio::steady_timer drained;  // expires when the last session ends after a stop
 
-  HttpReply answer(const http::request<http::string_body>& request) const {
+  asio::awaitable<HttpReply> answer(const http::request<http::string_body>& request) const {
     if (request.method() != http::verb::get && request.method() != http::verb::head) {
-      return {405, "text/plain; charset=utf-8", "only GET is served here\n"};
+      co_return HttpReply{405, "text/plain; charset=utf-8", "only GET is served here\n"};
     }
     const std::string_view target = request.target();
     const auto question = target.find('?');
@@ -76,33 +80,60 @@ struct HttpServer::State {
     const std::string_view query =
         question == std::string_view::npos ? "" : target.substr(question + 1);
     const auto route = routes.find(path);
-    if (route == routes.end()) return {404, "text/plain; charset=utf-8", "404 page not found\n"};
-    return route->second(query);
+    if (route == routes.end())
+      co_return HttpReply{404, "text/plain; charset=utf-8", "404 page not found\n"};
+    if (filter) {
+      const HttpRequestHead head{std::string(request.method_string()), std::string(path),
+                                 std::string(request[http::field::authorization])};
+      if (auto refused = co_await filter(head)) co_return std::move(*refused);
+    }
+    co_return route->second(query);
   }
 
-  asio::awaitable<void> serve(tcp::socket socket) {
-    beast::tcp_stream stream(std::move(socket));
-    if (stopping) co_return;
-    sessions.insert(&stream);
+  // Reads requests and writes their replies on `stream` until the client is done or an error.
+  template <class Stream>
+  asio::awaitable<void> exchange(Stream& stream) {
     beast::flat_buffer buffer;
     for (;;) {
       http::request_parser<http::string_body> parser;
       parser.body_limit(kMaxRequestBytes);
-      stream.expires_after(kReadTimeout);
+      beast::get_lowest_layer(stream).expires_after(kReadTimeout);
       boost::system::error_code ec;
       co_await http::async_read(stream, buffer, parser,
                                 asio::redirect_error(asio::use_awaitable, ec));
       if (ec) break;
       const auto& request = parser.get();
-      const HttpReply reply = answer(request);
+      const HttpReply reply = co_await answer(request);
       http::response<http::string_body> response{static_cast<http::status>(reply.status),
                                                  request.version()};
       response.set(http::field::content_type, reply.content_type);
       response.keep_alive(request.keep_alive());
       if (request.method() != http::verb::head) response.body() = reply.body;
       response.prepare_payload();
+      beast::get_lowest_layer(stream).expires_after(kReadTimeout);
       co_await http::async_write(stream, response, asio::redirect_error(asio::use_awaitable, ec));
       if (ec || !response.keep_alive()) break;
+    }
+  }
+
+  asio::awaitable<void> serve(tcp::socket socket) {
+    beast::tcp_stream stream(std::move(socket));
+    if (stopping) co_return;
+    sessions.insert(&stream);
+    if (tls) {
+      const std::shared_ptr<asio::ssl::context> context = tls();
+      beast::ssl_stream<beast::tcp_stream&> secure(stream, *context);
+      stream.expires_after(kReadTimeout);
+      boost::system::error_code ec;
+      co_await secure.async_handshake(asio::ssl::stream_base::server,
+                                      asio::redirect_error(asio::use_awaitable, ec));
+      if (!ec) {
+        co_await exchange(secure);
+        stream.expires_after(kTlsShutdownTimeout);
+        co_await secure.async_shutdown(asio::redirect_error(asio::use_awaitable, ec));
+      }
+    } else {
+      co_await exchange(stream);
     }
     beast::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_both, ignored);
@@ -135,6 +166,10 @@ HttpServer::~HttpServer() = default;
 void HttpServer::route(std::string path, HttpRoute handler) {
   state_->routes.insert_or_assign(std::move(path), std::move(handler));
 }
+
+void HttpServer::use_tls(TlsContextSource source) { state_->tls = std::move(source); }
+
+void HttpServer::filter(HttpFilter filter) { state_->filter = std::move(filter); }
 
 tcp::endpoint HttpServer::local_endpoint() const { return state_->acceptor.local_endpoint(); }
 

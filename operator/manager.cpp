@@ -40,6 +40,7 @@
 #include "operator/permissions.hpp"
 #include "operator/readiness.hpp"
 #include "operator/reconciler.hpp"
+#include "operator/secure_metrics.hpp"
 #include "operator/suspect_node_tainter.hpp"
 #include "operator/suspect_pod_marker.hpp"
 #include "operator/write_fence.hpp"
@@ -117,6 +118,8 @@ struct Manager::Impl {
         reconciler(
             Caches{view_of(deployments), view_of(pods), nodes.indexer(), node_health, hpa_for()},
             writer, events, &metrics, reconciler_config(), [this] { return may_write(); }) {
+    if (options.metrics_secure && options.metrics_bind_address != "0")
+      secure_metrics = std::make_unique<SecureMetrics>(options, client, registry);
     if (options.leader_elect) {
       lease =
           std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
@@ -344,19 +347,28 @@ struct Manager::Impl {
       });
       server.route("/readyz", [this](std::string_view q) { return readyz(q); });
     }
+    const bool secure = metrics_routes && secure_metrics;
+    if (secure) secure_metrics->secure(server);
     const std::string served = metrics_routes && probe_routes ? "/metrics /healthz /readyz"
                                : metrics_routes               ? "/metrics"
                                                               : "/healthz /readyz";
     log(spdlog::level::info, "serving",
         {{"address", server.local_endpoint().address().to_string() + ":" +
                          std::to_string(server.local_endpoint().port())},
-         {"endpoints", served}});
-    co_await server.run();
+         {"endpoints", served},
+         {"scheme", secure ? "https" : "http"}});
+    if (!secure) {
+      co_await server.run();
+      co_return;
+    }
+    auto serving = server.run();
+    auto watching = secure_metrics->watch_certificate();
+    co_await (std::move(serving) && std::move(watching));
   }
 
   asio::awaitable<void> serve_all() {
     if (options.metrics_bind_address == options.health_probe_bind_address &&
-        options.metrics_bind_address != "0") {
+        options.metrics_bind_address != "0" && !secure_metrics) {
       co_await serve(options.metrics_bind_address, true, true);
       co_return;
     }
@@ -526,6 +538,7 @@ struct Manager::Impl {
   std::unique_ptr<RestLeaseLock> lease;
   std::unique_ptr<LeaderElector> elector;
   std::unique_ptr<WriteFence> fence;  ///< with --leader-elect
+  std::unique_ptr<SecureMetrics> secure_metrics;  ///< with --metrics-secure
   std::atomic<std::shared_ptr<Queue>> queue;
   std::atomic<bool> synced{false};
   std::atomic<std::shared_ptr<const std::string>> permission_problem;

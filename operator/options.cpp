@@ -32,6 +32,26 @@ void add_flags(CLI::App& app, Options& o) {
   app.add_option("--metrics-bind-address", o.metrics_bind_address,
                  "Address the /metrics endpoint binds to; \"0\" disables it")
       ->capture_default_str();
+  app.add_flag("--metrics-secure,!--no-metrics-secure", o.metrics_secure,
+               "Serve /metrics over HTTPS (TLS >= 1.2, HTTP/1.1: there is no --enable-http2) to "
+               "callers whose bearer token passes a TokenReview and whose SubjectAccessReview "
+               "allows get on /metrics (needs create on tokenreviews and subjectaccessreviews). "
+               "--metrics-secure=false serves plain HTTP to anyone");
+  app.add_option("--metrics-cert-path", o.metrics_cert_path,
+                 "Directory holding the metrics server's certificate and key (e.g. a mounted "
+                 "kubernetes.io/tls Secret), reloaded when they change; absent: a self-signed "
+                 "certificate generated at start");
+  app.add_option("--metrics-cert-name", o.metrics_cert_name,
+                 "Certificate file name in --metrics-cert-path")
+      ->capture_default_str();
+  app.add_option("--metrics-cert-key", o.metrics_cert_key, "Key file name in --metrics-cert-path")
+      ->capture_default_str();
+  app.add_option("--metrics-review-qps", o.metrics_review_qps,
+                 "Most TokenReviews and SubjectAccessReviews per second the secure metrics "
+                 "endpoint sends for answers it has not cached (burst: twice this); unknown "
+                 "tokens over the cap get 401 without a review")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   app.add_option("--health-probe-bind-address", o.health_probe_bind_address,
                  "Address the /healthz and /readyz endpoints bind to; \"0\" disables them")
       ->capture_default_str();
@@ -188,6 +208,15 @@ void validate(const Options& o) {
                                   e.what());
     }
   }
+  // Port 0 picks two free ports: two servers, so only a fixed port shared is refused.
+  if (o.metrics_secure && o.metrics_bind_address != "0" &&
+      o.metrics_bind_address == o.health_probe_bind_address &&
+      parse_bind_address(o.metrics_bind_address).port() != 0)
+    throw std::invalid_argument(
+        "--metrics-bind-address: with --metrics-secure it must differ from "
+        "--health-probe-bind-address (the probes stay plain HTTP for the kubelet)");
+  if (!o.metrics_cert_path.empty() && (o.metrics_cert_name.empty() || o.metrics_cert_key.empty()))
+    throw std::invalid_argument("--metrics-cert-name and --metrics-cert-key may not be empty");
   if (!o.deployment_selector.empty()) {
     try {
       client::LabelSelector::parse(o.deployment_selector);

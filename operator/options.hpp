@@ -16,7 +16,13 @@ namespace rg::op {
 
 struct Options {
   std::string kubeconfig;
-  std::string metrics_bind_address = ":8080";       ///< "0" disables
+  std::string metrics_bind_address = ":8443";  ///< "0" disables
+  /// HTTPS, and only for callers whose token and RBAC allow get on /metrics (secure_metrics.hpp).
+  bool metrics_secure = true;
+  std::string metrics_cert_path;  ///< directory of the serving certificate; empty: self-signed
+  std::string metrics_cert_name = "tls.crt";
+  std::string metrics_cert_key = "tls.key";
+  double metrics_review_qps = 5;  ///< cap on TokenReviews + SubjectAccessReviews per second
   std::string health_probe_bind_address = ":8081";  ///< "0" disables
   bool leader_elect = false;
   std::string leader_election_id = "replica-guard";

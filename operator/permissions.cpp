@@ -54,6 +54,13 @@ std::vector<Permission> required_permissions(const Options& options,
                         "the node Lease informer (--node-lease-grace)"});
     }
   }
+  if (options.metrics_secure && options.metrics_bind_address != "0") {
+    // controller-runtime's filters.WithAuthenticationAndAuthorization asks the same.
+    wanted.push_back({"create", "authentication.k8s.io", "tokenreviews", "", "",
+                      "authenticating /metrics scrapers (--metrics-secure)"});
+    wanted.push_back({"create", "authorization.k8s.io", "subjectaccessreviews", "", "",
+                      "authorizing /metrics scrapers (--metrics-secure)"});
+  }
   if (options.leader_elect) {
     const std::string lease_namespace = options.leader_election_namespace.empty()
                                             ? std::string(own_namespace)

@@ -20,16 +20,28 @@ Limiter::Limiter(double limit, int burst, Now now)
   }
 }
 
-Clock::duration Limiter::reserve() {
-  if (std::isinf(limit_)) return Clock::duration::zero();
-  std::lock_guard lock(mutex_);
-  const Clock::time_point now = now_();
-  // advance(): refill for the time since the last update, capped at burst. A clock that went
-  // backwards refills nothing.
+void Limiter::advance(Clock::time_point now) {
+  // Refill for the time since the last update, capped at burst. A clock that went backwards
+  // refills nothing.
   const Clock::time_point from = std::min(last_, now);
   const double elapsed = std::chrono::duration<double>(now - from).count();
   tokens_ = std::min(static_cast<double>(burst_), tokens_ + elapsed * limit_);
   last_ = now;
+}
+
+bool Limiter::allow() {
+  if (std::isinf(limit_)) return true;
+  std::lock_guard lock(mutex_);
+  advance(now_());
+  if (tokens_ < 1) return false;
+  tokens_ -= 1;
+  return true;
+}
+
+Clock::duration Limiter::reserve() {
+  if (std::isinf(limit_)) return Clock::duration::zero();
+  std::lock_guard lock(mutex_);
+  advance(now_());
   tokens_ -= 1;
   if (tokens_ >= 0) return Clock::duration::zero();
   // durationFromTokens(): seconds = tokens / limit, truncated to the clock's tick.

@@ -25,6 +25,9 @@ class Limiter {
 
   /// Takes one token now and returns how long the caller must wait before acting.
   Clock::duration reserve();
+  /// Takes one token only if the bucket holds one now (x/time/rate's Allow); never goes into
+  /// debt.
+  bool allow();
 
  private:
   const double limit_;
@@ -33,6 +36,9 @@ class Limiter {
   std::mutex mutex_;
   double tokens_;
   Clock::time_point last_;  // when tokens_ was last brought up to date
+
+  /// advance(): the tokens refilled since last_, capped at burst (under mutex_).
+  void advance(Clock::time_point now);
 };
 
 }  // namespace rg::rate

@@ -186,7 +186,7 @@ build_image() {
     --env PATH=/usr/local/bin:/usr/bin \
     --workingdir / \
     --created-by "scripts/image.sh: the release binary and its ldd-derived Debian libraries" \
-    --port 8080/tcp --port 8081/tcp \
+    --port 8443/tcp --port 8081/tcp \
     --label org.opencontainers.image.title=replica-guard \
     --label org.opencontainers.image.description="Keeps opted-in Deployments at their serving replicas when nodes fail" \
     --label org.opencontainers.image.version="$version" \

@@ -49,8 +49,9 @@ ROOT_KINDS = {
     ("rbac.authorization.k8s.io", "v1"): ["Role", "ClusterRole", "RoleBinding",
                                           "ClusterRoleBinding"],
     # Answered, never stored: the API server still encodes them from these types.
-    ("authentication.k8s.io", "v1"): ["TokenRequest", "SelfSubjectReview"],
-    ("authorization.k8s.io", "v1"): ["SelfSubjectAccessReview", "SelfSubjectRulesReview"],
+    ("authentication.k8s.io", "v1"): ["TokenRequest", "SelfSubjectReview", "TokenReview"],
+    ("authorization.k8s.io", "v1"): ["SelfSubjectAccessReview", "SelfSubjectRulesReview",
+                                     "SubjectAccessReview"],
 }
 
 # Types with their own MarshalJSON, by package/name -> (shape, what the zero value writes).

@@ -153,6 +153,13 @@ std::vector<ResourceType> builtin_types() {
   auto& rules_reviews = add(make("authorization.k8s.io", "selfsubjectrulesreviews",
                                  "selfsubjectrulesreview", "SelfSubjectRulesReview", false));
   rules_reviews.verbs = {"create"};
+  // The reviews a delegating server (an operator's secure /metrics) asks about others.
+  auto& token_reviews =
+      add(make("authentication.k8s.io", "tokenreviews", "tokenreview", "TokenReview", false));
+  token_reviews.verbs = {"create"};
+  auto& subject_reviews = add(make("authorization.k8s.io", "subjectaccessreviews",
+                                   "subjectaccessreview", "SubjectAccessReview", false));
+  subject_reviews.verbs = {"create"};
   // Stored generically; each definition's versions become served types (Registry).
   auto& definitions =
       add(make("apiextensions.k8s.io", "customresourcedefinitions", "customresourcedefinition",

@@ -17,6 +17,8 @@ TokenBucket::Clock::duration TokenBucket::reserve() {
   return limiter_ ? limiter_->reserve() : Clock::duration::zero();
 }
 
+bool TokenBucket::try_accept() { return !limiter_ || limiter_->allow(); }
+
 boost::asio::awaitable<void> TokenBucket::acquire() {
   const auto wait = reserve();
   if (wait <= Clock::duration::zero()) co_return;

@@ -28,6 +28,10 @@ class TokenBucket {
   /// Takes a token and says how long to wait before using it (zero when one was in the bucket).
   Clock::duration reserve();
 
+  /// Takes a token only if one is in the bucket now (client-go's TryAccept); never reserves.
+  /// Always true without a limit.
+  bool try_accept();
+
   /// reserve(), then waits that long (cancellable).
   boost::asio::awaitable<void> acquire();
 

@@ -81,29 +81,7 @@ HttpResponse serve_self_subject_access_review(const HttpRequest& request, const 
       parse_object_body(request, "SelfSubjectAccessReview", "authorization.k8s.io/v1");
   json::object spec;
   if (const auto* value = find_object(body, "spec")) spec = *value;
-  const auto* resource = find_object(spec, "resourceAttributes");
-  const auto* non_resource = find_object(spec, "nonResourceAttributes");
-  if ((resource == nullptr) == (non_resource == nullptr))
-    throw errors::invalid(
-        "authorization.k8s.io", "SelfSubjectAccessReview", "",
-        {{"FieldValueInvalid", "spec.resourceAttributes",
-          std::string("Invalid value: ") + (resource == nullptr ? "\"null\"" : "\"{...}\"") +
-              ": exactly one of nonResourceAttributes or resourceAttributes must be specified"}});
-  Attributes attributes;
-  attributes.user = user;
-  if (resource != nullptr) {
-    attributes.resource_request = true;
-    attributes.namespace_ = string_at(*resource, "namespace");
-    attributes.verb = string_at(*resource, "verb");
-    attributes.group = string_at(*resource, "group");
-    attributes.version = string_at(*resource, "version");
-    attributes.resource = string_at(*resource, "resource");
-    attributes.subresource = string_at(*resource, "subresource");
-    attributes.name = string_at(*resource, "name");
-  } else {
-    attributes.verb = string_at(*non_resource, "verb");
-    attributes.path = string_at(*non_resource, "path");
-  }
+  const Attributes attributes = review_attributes(spec, "SelfSubjectAccessReview", user);
   const Decision decision = authorizer.authorize(attributes);
   json::object status{{"allowed", decision.allowed}};
   if (!decision.reason.empty()) status["reason"] = decision.reason;

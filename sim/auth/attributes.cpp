@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/json_fields.hpp"
 #include "sim/request_info.hpp"
 
 namespace rg::sim::auth {
@@ -114,6 +115,34 @@ ApiError forbidden(const Attributes& attributes, std::string_view reason) {
   }
   status.details = std::move(details);
   return ApiError(std::move(status));
+}
+
+Attributes review_attributes(const boost::json::object& spec, std::string_view kind,
+                             UserInfo user) {
+  const auto* resource = find_object(spec, "resourceAttributes");
+  const auto* non_resource = find_object(spec, "nonResourceAttributes");
+  if ((resource == nullptr) == (non_resource == nullptr))
+    throw errors::invalid(
+        "authorization.k8s.io", kind, "",
+        {{"FieldValueInvalid", "spec.resourceAttributes",
+          std::string("Invalid value: ") + (resource == nullptr ? "\"null\"" : "\"{...}\"") +
+              ": exactly one of nonResourceAttributes or resourceAttributes must be specified"}});
+  Attributes attributes;
+  attributes.user = std::move(user);
+  if (resource != nullptr) {
+    attributes.resource_request = true;
+    attributes.namespace_ = string_at(*resource, "namespace");
+    attributes.verb = string_at(*resource, "verb");
+    attributes.group = string_at(*resource, "group");
+    attributes.version = string_at(*resource, "version");
+    attributes.resource = string_at(*resource, "resource");
+    attributes.subresource = string_at(*resource, "subresource");
+    attributes.name = string_at(*resource, "name");
+  } else {
+    attributes.verb = string_at(*non_resource, "verb");
+    attributes.path = string_at(*non_resource, "path");
+  }
+  return attributes;
 }
 
 ApiError unauthorized() {

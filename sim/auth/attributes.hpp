@@ -3,6 +3,8 @@
 // non-resource path -- read from an HTTP request, and the 401/403 errors the API server answers.
 #pragma once
 
+#include <boost/json/object.hpp>
+
 #include <string>
 #include <string_view>
 
@@ -30,6 +32,11 @@ struct Attributes {
 /// The attributes of `request` made by `user`, as apiserver's RequestInfoFactory reads them
 /// (a list or watch with the field selector `metadata.name=X` names X).
 Attributes request_attributes(const HttpRequest& request, UserInfo user);
+
+/// The attributes an access review's spec asks about (SelfSubjectAccessReview,
+/// SubjectAccessReview): exactly one of spec.resourceAttributes / spec.nonResourceAttributes,
+/// else 422 Invalid for `kind`.
+Attributes review_attributes(const boost::json::object& spec, std::string_view kind, UserInfo user);
 
 /// The 403 Forbidden the API server answers, e.g. `pods is forbidden: User "u" cannot list
 /// resource "pods" in API group "" at the cluster scope`; `reason` (if any) is appended after ": ".

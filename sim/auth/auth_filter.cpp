@@ -5,6 +5,8 @@
 #include "sim/auth/attributes.hpp"
 #include "sim/auth/bootstrap_policy.hpp"
 #include "sim/auth/impersonation.hpp"
+#include "sim/auth/subject_access_reviews.hpp"
+#include "sim/auth/token_reviews.hpp"
 
 namespace rg::sim::auth {
 namespace {
@@ -15,7 +17,8 @@ bool may_be_served_here(const HttpRequest& request) {
   if (request.method != "POST") return false;
   const std::string_view path = request.path;
   return path.ends_with("/token") || path.ends_with("/selfsubjectaccessreviews") ||
-         path.ends_with("/selfsubjectrulesreviews") || path.ends_with("/selfsubjectreviews");
+         path.ends_with("/selfsubjectrulesreviews") || path.ends_with("/selfsubjectreviews") ||
+         path.ends_with("/tokenreviews") || path.ends_with("/subjectaccessreviews");
 }
 
 }  // namespace
@@ -46,12 +49,14 @@ std::optional<Attributes> AuthFilter::admit(HttpRequest& request) const {
     return std::nullopt;
   const bool token = attributes.group.empty() && attributes.resource == "serviceaccounts" &&
                      attributes.subresource == "token" && !attributes.namespace_.empty();
-  const bool review = attributes.name.empty() && attributes.namespace_.empty() &&
-                      ((attributes.group == "authorization.k8s.io" &&
-                        (attributes.resource == "selfsubjectaccessreviews" ||
-                         attributes.resource == "selfsubjectrulesreviews")) ||
-                       (attributes.group == "authentication.k8s.io" &&
-                        attributes.resource == "selfsubjectreviews"));
+  const bool review =
+      attributes.name.empty() && attributes.namespace_.empty() &&
+      ((attributes.group == "authorization.k8s.io" &&
+        (attributes.resource == "selfsubjectaccessreviews" ||
+         attributes.resource == "selfsubjectrulesreviews" ||
+         attributes.resource == "subjectaccessreviews")) ||
+       (attributes.group == "authentication.k8s.io" &&
+        (attributes.resource == "selfsubjectreviews" || attributes.resource == "tokenreviews")));
   if (!token && !review) return std::nullopt;
   return attributes;
 }
@@ -61,6 +66,9 @@ HttpResponse AuthFilter::serve(const HttpRequest& request, const Attributes& att
     return token_requests_.serve(request, attributes.namespace_, attributes.name);
   if (attributes.resource == "selfsubjectaccessreviews")
     return serve_self_subject_access_review(request, attributes.user, authorizer_);
+  if (attributes.resource == "subjectaccessreviews")
+    return serve_subject_access_review(request, authorizer_, options_.enabled);
+  if (attributes.resource == "tokenreviews") return serve_token_review(request, authenticator_);
   if (attributes.resource == "selfsubjectrulesreviews")
     return serve_self_subject_rules_review(request, attributes.user, authorizer_);
   return serve_self_subject_review(request, attributes.user);

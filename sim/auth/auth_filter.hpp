@@ -1,7 +1,8 @@
 // AuthFilter: kube-sim's authentication and authorization in front of the API handlers (the
 // ApiServer's RequestHook): bearer token -> user (401 without valid credentials), impersonation
 // headers -> the user acted as, RBAC -> 403 with the API server's message, and the endpoints
-// answered from the user itself: TokenRequest and the self reviews.
+// answered from the user itself: TokenRequest and the self reviews, and the delegated reviews
+// (TokenReview, SubjectAccessReview).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>

@@ -32,26 +32,69 @@ Authenticator::Authenticator(const Store& store, const ResourceTable& table,
       anonymous_(options.anonymous) {}
 
 std::optional<UserInfo> Authenticator::authenticate_token(std::string_view token) const {
-  if (equal_constant_time(token, admin_token_)) return admin_user();
-  auto claims = tokens_.verify(token, std::chrono::system_clock::now());
-  if (!claims) return std::nullopt;
-  const bool audience_ok = std::any_of(
-      claims->audiences.begin(), claims->audiences.end(), [&](const std::string& audience) {
-        return std::find(audiences_.begin(), audiences_.end(), audience) != audiences_.end();
-      });
-  if (!audience_ok) return std::nullopt;
-  auto account = store_.get(service_accounts_, claims->namespace_, claims->service_account);
-  if (!account || account->uid != claims->service_account_uid) return std::nullopt;
-  if (const auto& bound = claims->bound) {
+  return review_token(token, audiences_).user;
+}
+
+TokenAuthentication Authenticator::review_token(std::string_view token,
+                                                std::vector<std::string> audiences) const {
+  if (audiences.empty()) audiences = audiences_;
+  const auto among = [&](const std::vector<std::string>& offered) {
+    std::vector<std::string> both;
+    for (const auto& audience : audiences)
+      if (std::find(offered.begin(), offered.end(), audience) != offered.end())
+        both.push_back(audience);
+    return both;
+  };
+  const auto refused = [](std::string_view reason) {
+    return TokenAuthentication{std::nullopt, {}, fmt::format("[invalid bearer token, {}]", reason)};
+  };
+  // The static token is audience-agnostic: it is good for the API audiences only
+  // (apiserver's WrapAudienceAgnosticToken).
+  if (equal_constant_time(token, admin_token_)) {
+    auto matched = among(audiences_);
+    if (matched.empty()) return {std::nullopt, {}, "invalid bearer token"};
+    return {admin_user(), std::move(matched), {}};
+  }
+  auto verdict = tokens_.verify(token, std::chrono::system_clock::now());
+  if (!verdict.claims) {
+    if (verdict.error.empty()) return {std::nullopt, {}, "invalid bearer token"};
+    return refused(verdict.error);
+  }
+  const TokenClaims& claims = *verdict.claims;
+  auto matched = among(claims.audiences);
+  if (matched.empty()) {  // pkg/serviceaccount/jwt.go's audience check
+    const auto quoted = [](const std::vector<std::string>& items) {
+      std::vector<std::string> out;
+      for (const auto& item : items) out.push_back(fmt::format("\"{}\"", item));
+      return fmt::format("[{}]", fmt::join(out, " "));
+    };
+    return refused(fmt::format("token audiences {} is invalid for the target audiences {}",
+                               quoted(claims.audiences), quoted(audiences)));
+  }
+  // pkg/serviceaccount/claims.go's validator: the account, and the object the token is bound
+  // to, must still exist with the uids the token names.
+  auto account = store_.get(service_accounts_, claims.namespace_, claims.service_account);
+  if (!account)
+    return refused(fmt::format("serviceaccounts \"{}\" not found", claims.service_account));
+  if (account->uid != claims.service_account_uid)
+    return refused(fmt::format("service account UID ({}) does not match claim ({})", account->uid,
+                               claims.service_account_uid));
+  if (const auto& bound = claims.bound) {
     const auto* type = table_.find_kind("", bound->kind);
     const auto object =
-        type == nullptr
-            ? nullptr
-            : store_.get(*type, type->namespaced ? claims->namespace_ : "", bound->name);
-    if (!object || object->uid != bound->uid) return std::nullopt;
+        type == nullptr ? nullptr
+                        : store_.get(*type, type->namespaced ? claims.namespace_ : "", bound->name);
+    if (!object)
+      return refused(fmt::format("{} \"{}\" not found",
+                                 type == nullptr ? bound->kind : type->resource, bound->name));
+    if (object->uid != bound->uid)
+      return refused(fmt::format("{} UID ({}) does not match claim ({})", type->kind, object->uid,
+                                 bound->uid));
   }
-  return service_account_user(claims->namespace_, claims->service_account,
-                              claims->service_account_uid);
+  return {
+      service_account_user(claims.namespace_, claims.service_account, claims.service_account_uid),
+      std::move(matched),
+      {}};
 }
 
 std::optional<UserInfo> Authenticator::authenticate_certificate(

@@ -17,6 +17,15 @@
 
 namespace rg::sim::auth {
 
+/// What authenticating a bearer token for some audiences found (a TokenReview's status).
+struct TokenAuthentication {
+  std::optional<UserInfo> user;
+  std::vector<std::string> audiences;  ///< the token's audiences among those asked for
+  /// Why it failed, as the API server words status.error: "invalid bearer token", or the union
+  /// authenticator's "[invalid bearer token, <reason>]" when a token authenticator gave one.
+  std::string error;
+};
+
 class Authenticator {
  public:
   /// `options.admin_token` empty: a random token is generated.
@@ -25,8 +34,15 @@ class Authenticator {
   const std::string& admin_token() const { return admin_token_; }
   const ServiceAccountTokens& tokens() const { return tokens_; }
 
+  const std::vector<std::string>& api_audiences() const { return audiences_; }
+
   /// The user a bearer token authenticates as, or nullopt.
   std::optional<UserInfo> authenticate_token(std::string_view token) const;
+
+  /// Authenticates a bearer token meant for `audiences` (empty: the API audiences), as the
+  /// TokenReview API does.
+  TokenAuthentication review_token(std::string_view token,
+                                   std::vector<std::string> audiences) const;
 
   /// The user a client certificate authenticates as; nullopt when it names no user (empty CN).
   /// Throws std::invalid_argument saying why when it does not verify or carries several uids.

@@ -82,6 +82,16 @@ void bootstrap_policy(Registry& registry) {
                                                {"verbs", strings({"create"})}}}));
   create(bindings, binding_to_groups("system:basic-user", {"system:authenticated"}));
 
+  // Bound by whoever delegates authentication and authorization (no default binding).
+  create(roles,
+         cluster_role("system:auth-delegator",
+                      json::array{json::object{{"apiGroups", strings({"authentication.k8s.io"})},
+                                               {"resources", strings({"tokenreviews"})},
+                                               {"verbs", strings({"create"})}},
+                                  json::object{{"apiGroups", strings({"authorization.k8s.io"})},
+                                               {"resources", strings({"subjectaccessreviews"})},
+                                               {"verbs", strings({"create"})}}}));
+
   create(roles, cluster_role("system:public-info-viewer",
                              json::array{json::object{
                                  {"nonResourceURLs", strings({"/healthz", "/livez", "/readyz",

@@ -93,36 +93,36 @@ IssuedToken ServiceAccountTokens::issue(const TokenClaims& claims,
   return {input + "." + signature, claims.expires, claims.service_account_uid};
 }
 
-std::optional<TokenClaims> ServiceAccountTokens::verify(
-    std::string_view token, std::chrono::system_clock::time_point now) const {
+TokenVerdict ServiceAccountTokens::verify(std::string_view token,
+                                          std::chrono::system_clock::time_point now) const {
   const auto last_dot = token.rfind('.');
   const auto first_dot = token.find('.');
-  if (first_dot == std::string_view::npos || first_dot == last_dot) return std::nullopt;
+  if (first_dot == std::string_view::npos || first_dot == last_dot) return {};
   const auto input = token.substr(0, last_dot);
   const auto signature = token.substr(last_dot + 1);
   const std::string expected = sign(input);
   if (expected.size() != signature.size() ||
       CRYPTO_memcmp(expected.data(), signature.data(), expected.size()) != 0)
-    return std::nullopt;
+    return {};
   auto payload_text = base64url_decode(input.substr(first_dot + 1));
-  if (!payload_text) return std::nullopt;
+  if (!payload_text) return {};
   boost::system::error_code ec;
   auto payload = json::parse(*payload_text, ec);
-  if (ec || !payload.is_object()) return std::nullopt;
+  if (ec || !payload.is_object()) return {};
   const auto& claims = payload.get_object();
   const auto* exp = claims.if_contains("exp");
   const auto* kubernetes = claims.if_contains("kubernetes.io");
   if (exp == nullptr || !exp->is_int64() || kubernetes == nullptr || !kubernetes->is_object())
-    return std::nullopt;
+    return {};
   TokenClaims result;
   result.expires = std::chrono::system_clock::time_point(std::chrono::seconds(exp->get_int64()));
-  if (result.expires <= now) return std::nullopt;
+  if (result.expires <= now) return {std::nullopt, "service account token has expired"};
   const auto* ns = string_at(kubernetes->get_object(), "namespace");
   const auto* sa = kubernetes->get_object().if_contains("serviceaccount");
-  if (ns == nullptr || sa == nullptr || !sa->is_object()) return std::nullopt;
+  if (ns == nullptr || sa == nullptr || !sa->is_object()) return {};
   const auto* name = string_at(sa->get_object(), "name");
   const auto* uid = string_at(sa->get_object(), "uid");
-  if (name == nullptr || uid == nullptr) return std::nullopt;
+  if (name == nullptr || uid == nullptr) return {};
   result.namespace_ = std::string(*ns);
   result.service_account = std::string(*name);
   result.service_account_uid = std::string(*uid);
@@ -131,13 +131,13 @@ std::optional<TokenClaims> ServiceAccountTokens::verify(
     if (bound == nullptr || !bound->is_object()) continue;
     const auto* bound_name = string_at(bound->get_object(), "name");
     const auto* bound_uid = string_at(bound->get_object(), "uid");
-    if (bound_name == nullptr || bound_uid == nullptr) return std::nullopt;
+    if (bound_name == nullptr || bound_uid == nullptr) return {};
     result.bound = BoundObject{kind, std::string(*bound_name), std::string(*bound_uid)};
   }
   if (const auto* aud = claims.if_contains("aud"); aud != nullptr && aud->is_array())
     for (const auto& audience : aud->get_array())
       if (audience.is_string()) result.audiences.emplace_back(audience.get_string());
-  return result;
+  return {std::move(result), {}};
 }
 
 }  // namespace rg::sim::auth

@@ -29,6 +29,13 @@ struct TokenClaims {
   std::optional<BoundObject> bound;
 };
 
+/// What verifying a token found: its claims, or why it is refused. Both empty: not a token this
+/// issuer signed (the API server's JWT authenticator then says nothing and the next one tries).
+struct TokenVerdict {
+  std::optional<TokenClaims> claims;
+  std::string error;  ///< "service account token has expired" (pkg/serviceaccount/claims.go)
+};
+
 struct IssuedToken {
   std::string token;
   std::chrono::system_clock::time_point expires;
@@ -45,9 +52,8 @@ class ServiceAccountTokens {
   IssuedToken issue(const TokenClaims& claims, std::chrono::system_clock::time_point now) const;
 
   /// The claims of a token this object issued, if its signature is right and it has not expired
-  /// at `now`; nullopt otherwise (not a JWT, another key, expired).
-  std::optional<TokenClaims> verify(std::string_view token,
-                                    std::chrono::system_clock::time_point now) const;
+  /// at `now`; an error when it has expired; neither when it is not ours (not a JWT, another key).
+  TokenVerdict verify(std::string_view token, std::chrono::system_clock::time_point now) const;
 
  private:
   std::string sign(std::string_view signing_input) const;

@@ -22,7 +22,12 @@ rg::op::Options parse(std::vector<std::string> args) {
 
 TEST_CASE("defaults follow controller-runtime") {
   const auto o = parse({});
-  CHECK(o.metrics_bind_address == ":8080");
+  // kubebuilder v4's scaffold with its metrics patch: HTTPS on :8443, probes plain on :8081.
+  CHECK(o.metrics_bind_address == ":8443");
+  CHECK(o.metrics_secure);
+  CHECK(o.metrics_cert_path.empty());
+  CHECK(o.metrics_cert_name == "tls.crt");
+  CHECK(o.metrics_cert_key == "tls.key");
   CHECK(o.health_probe_bind_address == ":8081");
   CHECK_FALSE(o.leader_elect);
   CHECK(o.namespaces.empty());
@@ -42,6 +47,28 @@ TEST_CASE("flags parse, --namespace repeats") {
   CHECK(o.log_format == "json");
   CHECK(o.max_total_surge == 10);
   CHECK_NOTHROW(rg::op::validate(o));
+}
+
+TEST_CASE("secure metrics flags: --metrics-secure=false, certificates, one port refused") {
+  CHECK_FALSE(parse({"--metrics-secure=false"}).metrics_secure);
+  CHECK_FALSE(parse({"--no-metrics-secure"}).metrics_secure);
+  const auto o = parse({"--metrics-cert-path", "/certs", "--metrics-cert-name", "a.pem",
+                        "--metrics-cert-key", "b.pem", "--metrics-bind-address", ":9443"});
+  CHECK(o.metrics_cert_path == "/certs");
+  CHECK(o.metrics_cert_name == "a.pem");
+  CHECK(o.metrics_cert_key == "b.pem");
+  CHECK(o.metrics_bind_address == ":9443");
+  CHECK_NOTHROW(rg::op::validate(o));
+  // The probes stay plain HTTP: one port for both needs --metrics-secure=false.
+  CHECK_THROWS_WITH_AS(rg::op::validate(parse({"--metrics-bind-address", ":8081"})),
+                       doctest::Contains("must differ from --health-probe-bind-address"),
+                       std::invalid_argument);
+  CHECK_NOTHROW(
+      rg::op::validate(parse({"--metrics-bind-address", ":8081", "--metrics-secure=false"})));
+  // Port 0 twice is two free ports, two servers.
+  CHECK_NOTHROW(rg::op::validate(parse(
+      {"--metrics-bind-address", "127.0.0.1:0", "--health-probe-bind-address", "127.0.0.1:0"})));
+  CHECK_THROWS(parse({"--metrics-review-qps", "0"}));
 }
 
 TEST_CASE("--namespace also takes a comma-separated list, and refuses what is not a namespace") {

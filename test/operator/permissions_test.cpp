@@ -24,11 +24,13 @@ TEST_CASE("cluster-wide: informers, annotations, scale and Events everywhere; no
         "list horizontalpodautoscalers.autoscaling cluster-wide",
         "watch horizontalpodautoscalers.autoscaling cluster-wide",
         "list leases.coordination.k8s.io in namespace \"kube-node-lease\"",
-        "watch leases.coordination.k8s.io in namespace \"kube-node-lease\""}) {
+        "watch leases.coordination.k8s.io in namespace \"kube-node-lease\"",
+        "create tokenreviews.authentication.k8s.io cluster-wide",
+        "create subjectaccessreviews.authorization.k8s.io cluster-wide"}) {
     CAPTURE(expected);
     CHECK(has(wanted, expected));
   }
-  CHECK(wanted.size() == 14);
+  CHECK(wanted.size() == 16);
   // Node Leases are only read, and only there; no leader-election Lease without --leader-elect.
   CHECK(std::all_of(wanted.begin(), wanted.end(), [](const Permission& p) {
     return p.resource != "leases" ||
@@ -42,7 +44,7 @@ TEST_CASE("--node-lease-grace=0: no permission on node Leases") {
   const auto wanted = required_permissions(options, "ops");
   CHECK(std::none_of(wanted.begin(), wanted.end(),
                      [](const Permission& p) { return p.resource == "leases"; }));
-  CHECK(wanted.size() == 12);
+  CHECK(wanted.size() == 14);
 }
 
 TEST_CASE("--namespace: namespaced permissions in each watched namespace, nodes cluster-wide") {
@@ -55,7 +57,7 @@ TEST_CASE("--namespace: namespaced permissions in each watched namespace, nodes 
   CHECK(has(wanted, "watch horizontalpodautoscalers.autoscaling in namespace \"blog\""));
   CHECK(has(wanted, "watch nodes cluster-wide"));
   CHECK(has(wanted, "watch leases.coordination.k8s.io in namespace \"kube-node-lease\""));
-  CHECK(wanted.size() == 2 * 10 + 2 + 2);
+  CHECK(wanted.size() == 2 * 10 + 2 + 2 + 2);
 }
 
 TEST_CASE("--detect-hpa=false: no permission on HorizontalPodAutoscalers") {
@@ -64,7 +66,7 @@ TEST_CASE("--detect-hpa=false: no permission on HorizontalPodAutoscalers") {
   const auto wanted = required_permissions(options, "ops");
   CHECK(std::none_of(wanted.begin(), wanted.end(),
                      [](const Permission& p) { return p.resource == "horizontalpodautoscalers"; }));
-  CHECK(wanted.size() == 12);
+  CHECK(wanted.size() == 14);
 }
 
 TEST_CASE("leader election: the Lease in --leader-election-namespace, else the own namespace") {
@@ -89,7 +91,23 @@ TEST_CASE("--taint-suspect-nodes: get and patch on nodes; never without the flag
   wanted = required_permissions(options, "ops");
   CHECK(has(wanted, "get nodes cluster-wide"));
   CHECK(has(wanted, "patch nodes cluster-wide"));
-  CHECK(wanted.size() == 16);
+  CHECK(wanted.size() == 18);
+}
+
+TEST_CASE("secure metrics: create tokenreviews and subjectaccessreviews, only while served") {
+  Options options;
+  for (const char* review : {"create tokenreviews.authentication.k8s.io cluster-wide",
+                             "create subjectaccessreviews.authorization.k8s.io cluster-wide"}) {
+    CAPTURE(review);
+    options.metrics_secure = true;
+    options.metrics_bind_address = ":8443";
+    CHECK(has(required_permissions(options, "ops"), review));
+    options.metrics_secure = false;
+    CHECK_FALSE(has(required_permissions(options, "ops"), review));
+    options.metrics_secure = true;
+    options.metrics_bind_address = "0";
+    CHECK_FALSE(has(required_permissions(options, "ops"), review));
+  }
 }
 
 TEST_CASE("--mark-suspect-pods-not-ready: patch on pods/status in every watched scope only") {

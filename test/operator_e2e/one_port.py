@@ -19,7 +19,8 @@ def main():
     check, eventually = checks.check, checks.eventually
     sim = KubeSim(sys.argv[1], "--nodes", "1")
     with sim:
-        sim.start_operator("shared", "--metrics-bind-address=127.0.0.1:0",
+        # One port for both needs plain HTTP metrics: the probes stay plain for the kubelet.
+        sim.start_operator("shared", "--metrics-secure=false", "--metrics-bind-address=127.0.0.1:0",
                            "--health-probe-bind-address=127.0.0.1:0")
         if not eventually("ready", lambda: "caches synced" in sim.log("shared"), 30):
             return 1

@@ -57,11 +57,12 @@ class Scenarios:
         self.nodes = harness.groups["all"]
 
     def start(self, name):
-        """replica-guard `name` with this scenario's flags, serving metrics on a free port."""
+        """replica-guard `name` with this scenario's flags, serving metrics on a free port (plain
+        HTTP: this test reads gauges, test/ship/prometheus_scrape.py covers the secure endpoint)."""
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             self.ports[name] = probe.getsockname()[1]
-        return self.sim.start_operator(name, *self.flags, "--metrics-bind-address",
+        return self.sim.start_operator(name, *self.flags, "--metrics-secure=false", "--metrics-bind-address",
                                        f"127.0.0.1:{self.ports[name]}")
 
     def gauge(self, name, metric):

@@ -70,8 +70,11 @@ def chart_app_version():
 
 def check_defaults(checks):
     objs = helm_template()
-    checks.equal(kinds(objs), sorted(["ServiceAccount", "ClusterRole", "ClusterRole",
-                                      "ClusterRoleBinding", "ClusterRoleBinding", "Role", "Role",
+    # ClusterRoles: watched namespaces, cluster, metrics-auth (bound) and metrics-reader (for
+    # the scrapers: unbound until metrics.readerServiceAccounts or the ServiceMonitor asks).
+    checks.equal(kinds(objs), sorted(["ServiceAccount", "ClusterRole", "ClusterRole", "ClusterRole",
+                                      "ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding",
+                                      "ClusterRoleBinding", "Role", "Role",
                                       "RoleBinding", "RoleBinding", "Deployment", "Service",
                                       "PodDisruptionBudget"]), "defaults: rendered kinds")
     deployment = one(objs, "Deployment")
@@ -154,6 +157,57 @@ def check_capabilities(checks):
     checks.equal([p["name"] for p in ports], ["health"], "metrics off: container ports")
 
 
+def check_secure_metrics(checks):
+    """HTTPS on 8443 by default; the ServiceMonitor scrapes with a bound scraper's token
+    (`authorization`, never bearerTokenFile), verifying a given certificate's CA and skipping
+    verification of the self-signed one; plain HTTP when asked; the NetworkPolicy only on request."""
+    served = helm_template(api_versions=[MONITORING_API])
+    service_port = one(served, "Service")["spec"]["ports"][0]
+    checks.equal((service_port["name"], service_port["port"]), ("https", 8443), "secure: Service port")
+    endpoint = one(served, "ServiceMonitor")["spec"]["endpoints"][0]
+    checks.equal(endpoint.get("scheme"), "https", "secure: ServiceMonitor scheme")
+    checks.check("bearerTokenFile" not in endpoint, "secure: no deprecated bearerTokenFile")
+    token = endpoint.get("authorization", {}).get("credentials", {})
+    secret = next((o for o in find(served, "Secret") if o["metadata"]["name"] == token.get("name")), None)
+    checks.check(secret is not None and secret["type"] == "kubernetes.io/service-account-token"
+                 and token.get("key") == "token", f"secure: the ServiceMonitor's token Secret {token}")
+    scraper = secret["metadata"]["annotations"]["kubernetes.io/service-account.name"] if secret else None
+    bound = [b for b in find(served, "ClusterRoleBinding") if b["roleRef"]["name"].endswith("-metrics-reader")]
+    checks.check(any(s["name"] == scraper for b in bound for s in b["subjects"]),
+                 f"secure: the scraper {scraper} is bound to metrics-reader")
+    checks.equal(endpoint.get("tlsConfig"), {"insecureSkipVerify": True}, "secure: self-signed tlsConfig")
+    checks.check("--metrics-cert-path" not in " ".join(container_args(served)), "secure: no certificate path")
+    checks.check(not find(served, "NetworkPolicy"), "NetworkPolicy only on request")
+
+    certified = helm_template(api_versions=[MONITORING_API], sets=["metrics.certSecret=rg-tls"])
+    tls = one(certified, "ServiceMonitor")["spec"]["endpoints"][0]["tlsConfig"]
+    checks.equal(tls.get("ca"), {"secret": {"name": "rg-tls", "key": "ca.crt"}}, "certSecret: CA")
+    checks.check("insecureSkipVerify" not in tls, "certSecret: verified")
+    pod = one(certified, "Deployment")["spec"]["template"]["spec"]
+    checks.equal([v["secret"]["secretName"] for v in pod.get("volumes", [])], ["rg-tls"], "certSecret: volume")
+    mount = pod["containers"][0]["volumeMounts"][0]
+    checks.check(f"--metrics-cert-path={mount['mountPath']}" in container_args(certified) and mount["readOnly"],
+                 "certSecret: --metrics-cert-path is the read-only mount")
+
+    plain = helm_template(api_versions=[MONITORING_API], sets=["metrics.secure=false"])
+    checks.check("--metrics-secure=false" in container_args(plain), "plain: --metrics-secure=false")
+    checks.equal(one(plain, "ServiceMonitor")["spec"]["endpoints"][0].get("scheme"), "http", "plain: scheme")
+    checks.check(not [o for o in find(plain, "ClusterRole") if "metrics" in o["metadata"]["name"]],
+                 "plain: no metrics-auth or metrics-reader ClusterRole")
+
+    readers = helm_template(sets=["metrics.readerServiceAccounts[0].name=prometheus-k8s",
+                                  "metrics.readerServiceAccounts[0].namespace=monitoring",
+                                  "metrics.networkPolicy.enabled=true"])
+    subjects = [s for b in find(readers, "ClusterRoleBinding") if b["roleRef"]["name"].endswith("-metrics-reader")
+                for s in b["subjects"]]
+    checks.equal(subjects, [{"kind": "ServiceAccount", "name": "prometheus-k8s", "namespace": "monitoring"}],
+                 "readerServiceAccounts: bound to metrics-reader")
+    policy = one(readers, "NetworkPolicy")["spec"]
+    checks.equal(policy["ingress"][0], {"from": [{"namespaceSelector": {"matchLabels": {"metrics": "enabled"}}}],
+                                        "ports": [{"port": 8443, "protocol": "TCP"}]},
+                 "NetworkPolicy: the metrics port from labelled namespaces only")
+
+
 def check_namespaced(checks):
     objs = helm_template(values_file="namespaced.yaml")
     watched = ["team-a", "team-b", shiplib.RELEASE_NAMESPACE]
@@ -168,7 +222,8 @@ def check_namespaced(checks):
         checks.equal(len(roles), 1, f"namespaced: watched-namespaces Role in {namespace}")
     cluster_roles = [r["metadata"]["labels"].get("replica-guard.io/permissions")
                      for r in find(objs, "ClusterRole")]
-    checks.equal(cluster_roles, ["cluster"], "namespaced: only the cluster-scoped ClusterRole")
+    checks.equal(sorted(cluster_roles), ["cluster", "metrics-auth", "metrics-reader"],
+                 "namespaced: only the cluster-scoped ClusterRoles")
 
 
 def grants_hpa(role):
@@ -251,7 +306,8 @@ def check_flags(checks):
     checks.equal(container["image"], "registry.example.com/platform/replica-guard@sha256:"
                  "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", "everything: image")
     checks.equal(container_args(objs), [
-        "--metrics-bind-address=:9090", "--health-probe-bind-address=:9091", "--leader-elect",
+        "--metrics-bind-address=:9090", "--metrics-cert-path=/etc/replica-guard/metrics-certs",
+        "--health-probe-bind-address=:9091", "--leader-elect",
         "--leader-election-id=rg-lock", "--leader-election-namespace=$(POD_NAMESPACE)",
         "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s",
         "--leader-elect-retry-period=4s", "--namespace=prod",
@@ -330,6 +386,8 @@ def check_notes(checks):
                  "NOTES: how to opt a Deployment in")
     checks.check("DRY RUN" in notes, "NOTES: says it only reports in dry-run")
     checks.check("monitoring.force=true" in notes, "NOTES: says how to get the monitoring objects")
+    checks.check("-metrics-reader" in notes and "https://localhost:8443/metrics" in notes,
+                 "NOTES: how to read the secure metrics")
 
 
 def check_kubectl_accepts(checks):
@@ -355,6 +413,7 @@ def main():
     checks = Checks("check_chart")
     check_defaults(checks)
     check_capabilities(checks)
+    check_secure_metrics(checks)
     check_namespaced(checks)
     check_optional_informers(checks)
     check_flags(checks)

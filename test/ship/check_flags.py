@@ -44,7 +44,8 @@ def main():
         checks.check(not accepted, f"parse_flags accepted {bad}")
 
     common = {"leader-elect": "1", "leader-election-namespace": shiplib.RELEASE_NAMESPACE,
-              "metrics-bind-address": ":8080", "health-probe-bind-address": ":8081",
+              "metrics-bind-address": ":8443", "metrics-secure": "1", "metrics-cert-path": "",
+              "health-probe-bind-address": ":8081",
               "namespaces": "", "dry-run": "0", "log-format": "json", "verbosity": "0",
               "default-max-surge": "25%", "node-grace-period": "30s", "node-lease-grace": "24s",
               "scale-down-delay": "60s"}
@@ -64,6 +65,11 @@ def main():
            {"leader-elect": "0"})
     expect(checks, parse_flags, "chart metrics off", helm_template(values_file="metrics-off.yaml"),
            {"metrics-bind-address": "0"})
+    expect(checks, parse_flags, "chart plain metrics", helm_template(sets=["metrics.secure=false"]),
+           {"metrics-bind-address": ":8443", "metrics-secure": "0"})
+    expect(checks, parse_flags, "chart metrics certificate",
+           helm_template(sets=["metrics.certSecret=rg-metrics-tls"]),
+           {"metrics-secure": "1", "metrics-cert-path": "/etc/replica-guard/metrics-certs"})
     everything = helm_template(values_file="everything.yaml")
     # --some-future-flag (extraArgs) is not a flag yet: drop it to parse the rest.
     args = [a for a in container_args(everything) if not a.startswith("--some-future-flag")]

@@ -11,12 +11,14 @@ import threading
 # group/version -> [(resource, kind, namespaced)]
 RESOURCES = {
     "v1": [("namespaces", "Namespace", False), ("serviceaccounts", "ServiceAccount", True),
-           ("services", "Service", True), ("configmaps", "ConfigMap", True)],
+           ("services", "Service", True), ("configmaps", "ConfigMap", True),
+           ("secrets", "Secret", True)],
     "apps/v1": [("deployments", "Deployment", True)],
     "rbac.authorization.k8s.io/v1": [("clusterroles", "ClusterRole", False),
                                      ("clusterrolebindings", "ClusterRoleBinding", False),
                                      ("roles", "Role", True), ("rolebindings", "RoleBinding", True)],
     "policy/v1": [("poddisruptionbudgets", "PodDisruptionBudget", True)],
+    "networking.k8s.io/v1": [("networkpolicies", "NetworkPolicy", True)],
     "monitoring.coreos.com/v1": [("servicemonitors", "ServiceMonitor", True),
                                  ("prometheusrules", "PrometheusRule", True)],
 }

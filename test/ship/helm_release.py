@@ -5,7 +5,10 @@ RBAC enforced), the operator binary runs here with a `kubectl create token` of t
 ServiceAccount and with the command line of the release's Deployment (its $(POD_NAMESPACE)
 expanded as the kubelet does, its servers moved to 127.0.0.1 ephemeral ports). It must pass its
 permission self-check (logged, and /readyz 200), hold the leader Lease in the release namespace,
-and scale a guarded Deployment up for a failed node and back after recovery. Three times: the
+and scale a guarded Deployment up for a failed node and back after recovery; its secure /metrics
+(the release's own flags, HTTPS with the review permissions the chart grants) must answer 200 to a
+ServiceAccount token bound to the release's metrics-reader ClusterRole -- by hand for the default
+release, through metrics.readerServiceAccounts for the second -- and 401 without a token. Three times: the
 default cluster-wide release (a ClusterRole), a release watching one namespace (a Role there), whose
 token must be refused outside it, and a release with actions.taintSuspectNodes and
 actions.markSuspectPodsNotReady, which must also taint the failed node and untaint it, mark its
@@ -20,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import ssl
 import subprocess
 import sys
 import urllib.error
@@ -69,7 +73,8 @@ def expand(arg, env):
 
 def operator_command_line(deployment):
     """The replica-guard container's args of the release's Deployment, to run here: env values
-    and metadata.namespace fields expanded, metrics off, the probes on 127.0.0.1:0."""
+    and metadata.namespace fields expanded, the metrics server (as the release configures it) and
+    the probes on 127.0.0.1:0."""
     container = next(c for c in deployment["spec"]["template"]["spec"]["containers"] if c["name"] == "replica-guard")
     env = {}
     for var in container.get("env", []):
@@ -77,7 +82,7 @@ def operator_command_line(deployment):
             env[var["name"]] = var["value"]
         elif var.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath") == "metadata.namespace":
             env[var["name"]] = deployment["metadata"]["namespace"]
-    moved = {"--metrics-bind-address": "0", "--health-probe-bind-address": "127.0.0.1:0"}
+    moved = {"--metrics-bind-address": "127.0.0.1:0", "--health-probe-bind-address": "127.0.0.1:0"}
     args = []
     for arg in container.get("args", []):
         flag = arg.split("=", 1)[0]
@@ -104,6 +109,44 @@ def readyz(address):
         return e.code, e.read().decode()
     except OSError as e:
         return 0, str(e)
+
+
+def scrape(url, token=None):
+    """(status, body) of a GET of the secure /metrics (self-signed certificate: unverified)."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10, context=ssl._create_unverified_context()) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except OSError as e:
+        return 0, str(e)
+
+
+def check_scrape(checks, label, sim, name, release, namespace, bind_by_hand):
+    """The release's secure /metrics answers a token bound to its metrics-reader ClusterRole
+    (bound here by hand, or by the chart's metrics.readerServiceAccounts) and refuses no token."""
+    service = sim.get("service", "-n", namespace, "-l", f"app.kubernetes.io/instance={release}")["items"]
+    ports = [p for s in service for p in s["spec"]["ports"]]
+    checks.check(f"{label}: the metrics Service port is https 8443",
+                 [(p["name"], p["port"]) for p in ports] == [("https", 8443)], str(ports))
+    address = next((r.get("address") for r in log_records(sim.log(name))
+                    if r.get("msg") == "serving" and r.get("endpoints") == "/metrics"
+                    and r.get("scheme") == "https"), None)
+    if not checks.check(f"{label}: the operator serves /metrics over HTTPS", address is not None, sim.log(name)[-1500:]):
+        return
+    reader = f"{release}-replica-guard-metrics-reader"
+    if bind_by_hand:
+        sim.run("create", "clusterrolebinding", f"{release}-prometheus", f"--clusterrole={reader}",
+                "--serviceaccount=monitoring:prometheus")
+    token = sim.run("create", "token", "prometheus", "-n", "monitoring").strip()
+    status, body = scrape(f"https://{address}/metrics", token)
+    checks.check(f"{label}: a token bound to {reader} scrapes /metrics (200, workqueue metrics)",
+                 status == 200 and "workqueue_depth{" in body, f"{status}: {body[:300]}")
+    status, body = scrape(f"https://{address}/metrics")
+    checks.check(f"{label}: no token: 401", status == 401, f"{status}: {body}")
+    if bind_by_hand:
+        sim.run("delete", "clusterrolebinding", f"{release}-prometheus")
 
 
 def opted_in_web(sim, name, namespace):
@@ -276,7 +319,8 @@ def uninstall_running_hooks(sim, helm, release, namespace, kubeconfig):
     return out, codes
 
 
-def check_release(checks, sim, helm, release, namespace, values, web_namespace, outside=None):
+def check_release(checks, sim, helm, release, namespace, values, web_namespace, outside=None,
+                  bind_reader_by_hand=True):
     """Installs the chart as `release` in `namespace` with `values`, runs the operator under the
     release's ServiceAccount with the release's command line against a guarded Deployment in
     `web_namespace`, and uninstalls the release. `outside`: a namespace the release must not
@@ -300,6 +344,7 @@ def check_release(checks, sim, helm, release, namespace, values, web_namespace, 
         operator = sim.start_operator(name, *args, kubeconfig=kubeconfig)
         try:
             guard_under_token(checks, label, sim, name, args, f"web-{release}", web_namespace)
+            check_scrape(checks, label, sim, name, release, namespace, bind_reader_by_hand)
         finally:
             code = stop(operator)
         checks.check(f"{label}: SIGTERM: exit code 0", code == 0, f"exit {code}: {sim.log(name)[-1500:]}")
@@ -335,12 +380,18 @@ def main():
     checks = Checks("helm_release.py")
     with KubeSim(sys.argv[1], "--nodes", "3", "--time-scale", "0.05", kubectl=kubectl) as sim:
         helm = Helm(helm_binary, sim)
+        # Prometheus' ServiceAccount, as kube-prometheus names it.
+        sim.run("create", "namespace", "monitoring")
+        sim.run("create", "serviceaccount", "prometheus", "-n", "monitoring")
         check_release(checks, sim, helm, "rg", "replica-guard-system", [], "default")
 
         sim.run("create", "namespace", "shop")
         sim.run("create", "namespace", "elsewhere")
-        check_release(checks, sim, helm, "scoped", "guard", ["--set", "watchNamespaces={shop}"], "shop",
-                      outside="elsewhere")
+        check_release(checks, sim, helm, "scoped", "guard",
+                      ["--set", "watchNamespaces={shop}",
+                       "--set", "metrics.readerServiceAccounts[0].name=prometheus",
+                       "--set", "metrics.readerServiceAccounts[0].namespace=monitoring"], "shop",
+                      outside="elsewhere", bind_reader_by_hand=False)
 
         # The opt-in actions on suspect nodes: their extra rules, self-checked; the taint, its
         # removal, and the uninstall hook; the pods marked NotReady and put back by the kubelet.

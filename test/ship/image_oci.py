@@ -163,8 +163,8 @@ def check_archive(checks, archive, version):
                  runtime.get("Entrypoint") == [ENTRYPOINT] and not runtime.get("Cmd"), str(runtime))
     checks.check(f"skopeo: the user is {UID}:{UID} (non-root)", runtime.get("User") == f"{UID}:{UID}",
                  repr(runtime.get("User")))
-    checks.check("skopeo: ports 8080 (metrics) and 8081 (probes) exposed",
-                 set(runtime.get("ExposedPorts", {})) == {"8080/tcp", "8081/tcp"}, str(runtime.get("ExposedPorts")))
+    checks.check("skopeo: ports 8443 (metrics, HTTPS) and 8081 (probes) exposed",
+                 set(runtime.get("ExposedPorts", {})) == {"8443/tcp", "8081/tcp"}, str(runtime.get("ExposedPorts")))
     checks.check("skopeo: PATH set", "PATH=/usr/local/bin:/usr/bin" in runtime.get("Env", []), str(runtime.get("Env")))
     labels = inspect.get("Labels") or {}
     expected = {"org.opencontainers.image.title": "replica-guard",

@@ -29,6 +29,8 @@ int main(int argc, char** argv) {
   std::string namespaces;
   for (const auto& n : o.namespaces) namespaces += (namespaces.empty() ? "" : ",") + n;
   std::cout << "metrics-bind-address=" << o.metrics_bind_address << '\n'
+            << "metrics-secure=" << o.metrics_secure << '\n'
+            << "metrics-cert-path=" << o.metrics_cert_path << '\n'
             << "health-probe-bind-address=" << o.health_probe_bind_address << '\n'
             << "leader-elect=" << o.leader_elect << '\n'
             << "leader-election-id=" << o.leader_election_id << '\n'

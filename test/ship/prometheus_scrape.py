@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""The real Prometheus scrapes replica-guard during a node failure: kube-sim with three nodes,
-replica-guard against it with /metrics on 127.0.0.1, and a Prometheus (from a temporary
-directory, on 127.0.0.1 only) scraping it every second. One node's kubelet stops; Prometheus'
-HTTP API must then show the watch events grown, a successful scale-up PATCH counted and the
-workqueue depth series present. `promtool check metrics` must accept the /metrics text, before
-and after the failure. Skips (77) without kubectl, prometheus or promtool.
+"""The real Prometheus scrapes replica-guard's secure /metrics during a node failure: kube-sim
+(RBAC) with three nodes, replica-guard against it serving /metrics over HTTPS on 127.0.0.1 (the
+default --metrics-secure, self-signed certificate), and a Prometheus (from a temporary directory,
+on 127.0.0.1 only) scraping it every second as a kubebuilder-style ServiceMonitor does: scheme
+https, the token of a ServiceAccount bound to manifests/22-metrics-reader.yaml's ClusterRole as
+`authorization`, insecure_skip_verify. That job is up; a job with a ServiceAccount the role is not
+bound to (403) and one without a token (401) are down. One node's kubelet stops; Prometheus' HTTP
+API must then show the watch events grown, a successful scale-up PATCH counted and the workqueue
+series present. `promtool check metrics` must accept the /metrics text, before and after the
+failure. Last, made-up tokens at a high rate all get 401, and replica-guard sends no more
+TokenReviews than its --metrics-review-qps cap allows. Skips (77) without kubectl, prometheus or
+promtool.
 
 Usage: prometheus_scrape.py BUILD_DIR"""
 import json
@@ -12,9 +18,11 @@ import os
 import re
 import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -24,15 +32,24 @@ from kube_sim_session import Checks, KubeSim, deployment_manifest, wait_for  # n
 
 SKIP = 77
 JOB = "replica-guard"
-SCRAPE_CONFIG = """global:
+SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+REVIEW_QPS = 2  # --metrics-review-qps: burst twice that
+GLOBAL = """global:
   scrape_interval: 1s
   scrape_timeout: 1s
   evaluation_interval: 1s
 scrape_configs:
-  - job_name: {job}
-    static_configs:
-      - targets: ["{target}"]
 """
+
+
+def scrape_job(name, target, token_file=None):
+    """A job scraping the secure endpoint as the chart's ServiceMonitor does (https, the token
+    as `authorization`, the self-signed certificate unverified)."""
+    job = (f"  - job_name: {name}\n    scheme: https\n    tls_config:\n      insecure_skip_verify: true\n"
+           f"    static_configs:\n      - targets: [\"{target}\"]\n")
+    if token_file:
+        job += f"    authorization:\n      credentials_file: {token_file}\n"
+    return job
 
 
 def tools():
@@ -61,15 +78,83 @@ def http_get(url):
         return response.read().decode()
 
 
+UNVERIFIED = ssl._create_unverified_context()  # replica-guard's self-signed certificate
+
+
+def https_get(url, token=None):
+    """(status, body) of a GET to the secure endpoint, with `token` as the bearer token."""
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10, context=UNVERIFIED) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+
+
+def sample(text, name, labels):
+    """The value of series `name{labels}` in Prometheus text (0 when absent)."""
+    wanted = "{" + ",".join(f'{k}="{v}"' for k, v in sorted(labels.items())) + "}"
+    for line in text.splitlines():
+        if line.startswith(name + "{"):
+            series, value = line.rsplit(" ", 1)
+            got = dict(part.split("=", 1) for part in series[len(name) + 1:-1].split(","))
+            if "{" + ",".join(f"{k}={v}" for k, v in sorted(got.items())) + "}" == wanted:
+                return float(value)
+    return 0.0
+
+
+def scrapers(sim):
+    """ServiceAccounts in default: "prometheus", bound to the shipped metrics-reader ClusterRole,
+    and "nobody", not bound. Their tokens, in files in the kube-sim work directory."""
+    sim.run("apply", "-f", os.path.join(SOURCE, "manifests", "22-metrics-reader.yaml"))
+    tokens = {}
+    for name in ("prometheus", "nobody"):
+        sim.run("create", "serviceaccount", name, "-n", "default")
+        tokens[name] = os.path.join(sim.work, f"{name}.token")
+        with open(tokens[name], "w", encoding="utf-8") as f:
+            f.write(sim.run("create", "token", name, "-n", "default", "--duration=1h").strip())
+    sim.run("create", "clusterrolebinding", "prometheus-metrics-reader",
+            "--clusterrole=replica-guard-metrics-reader", "--serviceaccount=default:prometheus")
+    return tokens
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def flood(checks, metrics_url, token):
+    """Made-up tokens as fast as one client sends them: all 401, and no more TokenReviews than the
+    cap (burst 2 x REVIEW_QPS, then REVIEW_QPS a second) allows over the time it took."""
+    reviewed = {"review": "token", "outcome": "reviewed"}
+    name = "replica_guard_metrics_auth_reviews_total"
+    status, before = https_get(metrics_url, token)
+    checks.check("the scraper's token still reads /metrics before the flood", status == 200, str(status))
+    started = time.monotonic()
+    answers = [https_get(metrics_url, f"made-up-{i}")[0] for i in range(150)]
+    elapsed = time.monotonic() - started
+    checks.check("150 made-up tokens: every answer is 401", set(answers) == {401}, str(set(answers)))
+    status, after = https_get(metrics_url, token)
+    if status != 200:
+        checks.check("the scraper's cached token reads /metrics after the flood", False, str(status))
+        return
+    sent = sample(after, name, reviewed) - sample(before, name, reviewed)
+    cap = 2 * REVIEW_QPS + REVIEW_QPS * (elapsed + 1)
+    checks.check(f"TokenReviews sent during the flood ({sent:.0f}) within the cap ({cap:.0f} in {elapsed:.1f}s)",
+                 0 < sent <= cap, f"{sent} > {cap}")
+    throttled = sample(after, name, {"review": "token", "outcome": "throttled"})
+    checks.check("the rest were refused unreviewed (outcome throttled)", throttled >= 150 - cap, str(throttled))
+
+
 class Prometheus:
-    """A Prometheus process scraping `target` every second, with its TSDB in a temporary directory;
+    """A Prometheus process running scrape `jobs` every second, with its TSDB in a temporary directory;
     a context manager that stops it and removes the directory."""
 
-    def __init__(self, binary, target):
+    def __init__(self, binary, jobs):
         self.work = tempfile.mkdtemp(prefix="rg-prometheus-")
         config = os.path.join(self.work, "prometheus.yml")
         with open(config, "w", encoding="utf-8") as f:
-            f.write(SCRAPE_CONFIG.replace("{job}", JOB).replace("{target}", target))
+            f.write(GLOBAL + "".join(jobs))
         self.address = f"127.0.0.1:{free_port()}"
         self.log_path = os.path.join(self.work, "prometheus.log")
         self.process = subprocess.Popen(
@@ -120,6 +205,15 @@ class Prometheus:
         return next(iter(result.values())) if len(result) == 1 else None
 
 
+def plain_http_answers(target):
+    """Whether the metrics port answers plain HTTP (it must not: TLS only)."""
+    try:
+        http_get(f"http://{target}/metrics")
+        return True
+    except (OSError, urllib.error.URLError):
+        return False
+
+
 def promtool_check(checks, promtool, text, when):
     result = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True, text=True,
                             timeout=60)
@@ -158,22 +252,36 @@ def main():
         return SKIP
     checks = Checks("prometheus_scrape.py")
     with KubeSim(build_dir, "--nodes", "3", "--time-scale", "0.05", kubectl=found["kubectl"]) as sim:
+        tokens = scrapers(sim)
         sim.start_operator("replica-guard", "--metrics-bind-address", "127.0.0.1:0",
+                           "--health-probe-bind-address", "127.0.0.1:0", f"--metrics-review-qps={REVIEW_QPS}",
                            "--node-grace-period=1s", "--scale-down-delay=1s")
         # The operator binds port 0 and logs the port it got: no race with other tests for a port.
-        wait_for("replica-guard serving /metrics and its caches synced",
-                 lambda: "caches synced" in sim.log("replica-guard")
-                 and re.search(r"serving address=\S+ endpoints=/metrics", sim.log("replica-guard")), 30)
-        target = re.search(r"serving address=(\S+) endpoints=/metrics", sim.log("replica-guard")).group(1)
-        metrics_url = f"http://{target}/metrics"
-        promtool_check(checks, found["promtool"], http_get(metrics_url), "before the failure")
+        serving = r"serving address=(\S+) endpoints=/metrics scheme=https"
+        wait_for("replica-guard serving /metrics over HTTPS and its caches synced",
+                 lambda: "caches synced" in sim.log("replica-guard") and re.search(serving, sim.log("replica-guard")), 30)
+        target = re.search(serving, sim.log("replica-guard")).group(1)
+        metrics_url = f"https://{target}/metrics"
+        token = read(tokens["prometheus"])
+        status, text = https_get(metrics_url, token)
+        checks.check("the metrics-reader's token reads /metrics (200)", status == 200, f"{status}: {text[:200]}")
+        status, text = https_get(metrics_url)
+        checks.check("no token: 401", status == 401, f"{status}: {text}")
+        status, text = https_get(metrics_url, read(tokens["nobody"]))
+        checks.check("a token without metrics-reader: 403", status == 403, f"{status}: {text}")
+        checks.check("plain HTTP is not served there", not plain_http_answers(target))
+        promtool_check(checks, found["promtool"], https_get(metrics_url, token)[1], "before the failure")
 
-        with Prometheus(found["prometheus"], target) as prom:
+        jobs = [scrape_job(JOB, target, tokens["prometheus"]), scrape_job("denied", target, tokens["nobody"]),
+                scrape_job("anonymous", target)]
+        with Prometheus(found["prometheus"], jobs) as prom:
             wait_for("prometheus ready", prom.ready, 60)
-            if not checks.eventually(f"prometheus scrapes {target} (up == 1)",
+            if not checks.eventually(f"prometheus scrapes {target} over HTTPS with the reader's token (up == 1)",
                                      lambda: prom.scalar(f'up{{job="{JOB}"}}') == 1, 30):
                 print(prom.log()[-2000:])
                 return checks.result()
+            for job in ("denied", "anonymous"):
+                checks.eventually(f"the {job} job is down (up == 0)", lambda job=job: prom.scalar(f'up{{job="{job}"}}') == 0, 30)
             events = f'sum(reflector_watch_events_total{{job="{JOB}"}})'
             wait_for("a scraped sample of reflector_watch_events_total",
                      lambda: prom.scalar(events) is not None, 30)
@@ -214,7 +322,8 @@ def main():
             checks.check("Prometheus: every scrape of the target succeeded", stayed_up == 1,
                          f"min_over_time(up[1m]) = {stayed_up}")
 
-        promtool_check(checks, found["promtool"], http_get(metrics_url), "after the failure")
+        promtool_check(checks, found["promtool"], https_get(metrics_url, token)[1], "after the failure")
+        flood(checks, metrics_url, token)
         if checks.failed:
             print(f"Logs: {sim.work}")
     return checks.result()

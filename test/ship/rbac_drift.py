@@ -28,11 +28,38 @@ FORBIDDEN_RESOURCES = {"*", "secrets", "configmaps", "serviceaccounts/token", "p
 
 
 def service_account(objs):
+    """The operator's ServiceAccount: the one its Deployment runs as (the chart may also render a
+    scraper's, for the ServiceMonitor's token)."""
     accounts = find(objs, "ServiceAccount")
+    deployments = find(objs, "Deployment")
+    if deployments and len(accounts) > 1:
+        name = deployments[0]["spec"]["template"]["spec"].get("serviceAccountName")
+        accounts = [a for a in accounts if a["metadata"]["name"] == name]
     if len(accounts) != 1:
-        raise AssertionError(f"expected one ServiceAccount in the render, found {len(accounts)}")
+        raise AssertionError(f"expected one ServiceAccount of the operator in the render, found {len(accounts)}")
     meta = accounts[0]["metadata"]
     return meta["name"], meta["namespace"]
+
+
+def is_metrics_reader(role):
+    """The role for the scrapers of the secure /metrics: not replica-guard's own permissions."""
+    return role["metadata"].get("labels", {}).get("replica-guard.io/permissions") == "metrics-reader"
+
+
+def check_metrics_reader(checks, label, objs):
+    """One metrics-reader ClusterRole granting exactly get on /metrics, never bound to the
+    operator itself."""
+    readers = [r for r in find(objs, "ClusterRole") if is_metrics_reader(r)]
+    checks.equal(len(readers), 1, f"{label}: metrics-reader ClusterRoles")
+    for reader in readers:
+        checks.equal(reader.get("rules"), [{"nonResourceURLs": ["/metrics"], "verbs": ["get"]}],
+                     f"{label}: the metrics-reader's rules")
+        sa_name, sa_namespace = service_account(objs)
+        for binding in find(objs, "ClusterRoleBinding"):
+            if binding["roleRef"]["name"] == reader["metadata"]["name"]:
+                checks.check(not any(s.get("name") == sa_name and s.get("namespace") == sa_namespace
+                                     for s in binding.get("subjects", [])),
+                             f"{label}: the operator itself may read /metrics")
 
 
 def expand(rules, where):
@@ -52,7 +79,8 @@ def effective(objs):
     """The ServiceAccount's grants: {(scope, group, resource, verb)}; scope is CLUSTER, OWN (the
     ServiceAccount's namespace) or a namespace name. Dangling or unused roles are errors."""
     sa_name, sa_namespace = service_account(objs)
-    cluster_roles = {o["metadata"]["name"]: o for o in find(objs, "ClusterRole")}
+    cluster_roles = {o["metadata"]["name"]: o for o in find(objs, "ClusterRole") if not is_metrics_reader(o)}
+    readers = {o["metadata"]["name"] for o in find(objs, "ClusterRole") if is_metrics_reader(o)}
     roles = {(o["metadata"]["namespace"], o["metadata"]["name"]): o for o in find(objs, "Role")}
     used = set()
     grants = set()
@@ -62,8 +90,8 @@ def effective(objs):
                    and s.get("namespace") == sa_namespace for s in binding.get("subjects", []))
 
     for binding in find(objs, "ClusterRoleBinding"):
-        if not binds_sa(binding):
-            continue
+        if not binds_sa(binding) or binding["roleRef"]["name"] in readers:
+            continue  # the scrapers' role: check_metrics_reader
         ref = binding["roleRef"]
         if ref["kind"] != "ClusterRole" or ref["name"] not in cluster_roles:
             raise AssertionError(f"ClusterRoleBinding {binding['metadata']['name']} refers to a "
@@ -164,6 +192,16 @@ def main():
     compare(checks, "manifests (-f)", check_render(checks, "manifests (-f)", files), source)
     chart = check_render(checks, "chart (cluster-wide)", shiplib.helm_template())
     compare(checks, "chart (cluster-wide)", chart, source)
+    check_metrics_reader(checks, "manifests (-k)", manifests)
+    check_metrics_reader(checks, "chart (cluster-wide)", shiplib.helm_template())
+
+    # Plain metrics (metrics.secure false, --metrics-secure=false): the reviews' grants go.
+    plain = shiplib.helm_template(sets=["metrics.secure=false"])
+    plain_grants = check_render(checks, "chart (metrics.secure false)", plain)
+    compare(checks, "what the operator requires (metrics.secure false)", required(parse_flags, plain),
+            plain_grants)
+    compare(checks, "chart (metrics.secure false)", plain_grants,
+            {g for g in source if g[1] not in ("authentication.k8s.io", "authorization.k8s.io")})
 
     # Without the node Lease signal (policy.nodeLeaseGrace "0") its grants go, and nothing else.
     no_leases = shiplib.helm_template(values_file="node-leases-off.yaml")

@@ -17,69 +17,23 @@
 #include "client/transport/certificates.hpp"
 #include "sim/api_error.hpp"
 #include "sim/server.hpp"
+#include "test/sim/auth_cluster.hpp"
 #include "test/sim/tls_client.hpp"
 
 namespace json = boost::json;
+using rg::sim::test::bearer;
+using rg::sim::test::binding;
 using rg::sim::test::call;
+using rg::sim::test::Cluster;
+using rg::sim::test::Headers;
+using rg::sim::test::kSa;
+using rg::sim::test::kSaSubject;
+using rg::sim::test::role;
+using rg::sim::test::secured;
 using rg::sim::test::str;
 using rg::sim::test::tls_call;
-using Headers = std::vector<std::pair<std::string, std::string>>;
 
 namespace {
-
-rg::sim::ServerOptions secured(bool tls) {
-  rg::sim::ServerOptions options;
-  options.tls.enabled = tls;
-  options.auth.enabled = true;
-  return options;
-}
-
-Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
-
-/// A plain-HTTP server with authentication and RBAC, the namespace "team" and its
-/// ServiceAccount "sa".
-struct Cluster {
-  rg::sim::Server server{secured(false)};
-  Headers admin = bearer(server.admin_token());
-
-  Cluster() {
-    REQUIRE(call(port(), "POST", "/api/v1/namespaces", R"({"metadata":{"name":"team"}})", admin)
-                .status == 201);
-    REQUIRE(call(port(), "POST", "/api/v1/namespaces/team/serviceaccounts",
-                 R"({"metadata":{"name":"sa"}})", admin)
-                .status == 201);
-  }
-  unsigned short port() const { return server.port(); }
-
-  std::string token(const std::string& body = R"({"spec":{}})") {
-    auto reply =
-        call(port(), "POST", "/api/v1/namespaces/team/serviceaccounts/sa/token", body, admin);
-    REQUIRE(reply.status == 201);
-    return str(reply.json().at("status").at("token"));
-  }
-
-  void create(const std::string& path, const std::string& body) {
-    auto reply = call(port(), "POST", path, body, admin);
-    REQUIRE_MESSAGE(reply.status == 201, reply.body);
-  }
-};
-
-const std::string kSa = "system:serviceaccount:team:sa";
-
-std::string role(const std::string& kind, const std::string& name, const std::string& rules) {
-  return R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":")" + kind +
-         R"(","metadata":{"name":")" + name + R"("},"rules":)" + rules + "}";
-}
-
-std::string binding(const std::string& kind, const std::string& name, const std::string& role_kind,
-                    const std::string& role_name, const std::string& subjects) {
-  return R"({"apiVersion":"rbac.authorization.k8s.io/v1","kind":")" + kind +
-         R"(","metadata":{"name":")" + name +
-         R"("},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":")" + role_kind +
-         R"(","name":")" + role_name + R"("},"subjects":)" + subjects + "}";
-}
-
-const std::string kSaSubject = R"([{"kind":"ServiceAccount","name":"sa","namespace":"team"}])";
 
 json::value ssar(Cluster& cluster, const std::string& token, const std::string& spec) {
   auto reply =
@@ -667,9 +621,10 @@ TEST_CASE("discovery lists serviceaccounts/token and the self reviews with creat
     }
   CHECK(token);
   auto authorization = call(server.port(), "GET", "/apis/authorization.k8s.io/v1").json();
-  REQUIRE(authorization.at("resources").as_array().size() == 2);
+  REQUIRE(authorization.at("resources").as_array().size() == 3);
   CHECK(authorization.at("resources").at(0).at("name") == "selfsubjectaccessreviews");
   CHECK(authorization.at("resources").at(1).at("name") == "selfsubjectrulesreviews");
+  CHECK(authorization.at("resources").at(2).at("name") == "subjectaccessreviews");
   for (const auto& resource : authorization.at("resources").as_array()) {
     CHECK(resource.at("verbs") == json::array{"create"});
     CHECK(resource.at("namespaced") == false);

@@ -60,6 +60,23 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- printf "%s-metrics" (include "replica-guard.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
+{{/* The metrics Service's port name: https when served securely (kubebuilder's metrics_service). */}}
+{{- define "replica-guard.metricsPortName" -}}
+{{- if .Values.metrics.secure }}https{{ else }}metrics{{ end -}}
+{{- end -}}
+
+{{/* "true" when replica-guard serves /metrics over HTTPS behind TokenReview/SubjectAccessReview. */}}
+{{- define "replica-guard.secureMetrics" -}}
+{{- if and .Values.metrics.enabled .Values.metrics.secure -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/* Where the metrics certificate Secret (metrics.certSecret) is mounted. */}}
+{{- define "replica-guard.metricsCertPath" -}}
+/etc/replica-guard/metrics-certs
+{{- end -}}
+
 {{/*
 "true" when the Prometheus Operator's objects are to be rendered: the cluster serves
 monitoring.coreos.com/v1 (or `helm template --api-versions monitoring.coreos.com/v1`), or

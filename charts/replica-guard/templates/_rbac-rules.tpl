@@ -57,3 +57,13 @@ renders the same ones, and test/ship/rbac_drift.py fails when the two grant diff
   resources: ["leases"]
   verbs: ["get", "create", "update"]
 {{- end -}}
+
+{{/* The secure /metrics' reviews (metrics.secure): cluster-scoped, always cluster-wide. */}}
+{{- define "replica-guard.rules.metricsAuth" -}}
+- apiGroups: ["authentication.k8s.io"]
+  resources: ["tokenreviews"]
+  verbs: ["create"]
+- apiGroups: ["authorization.k8s.io"]
+  resources: ["subjectaccessreviews"]
+  verbs: ["create"]
+{{- end -}}

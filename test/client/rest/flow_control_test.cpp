@@ -55,6 +55,17 @@ TEST_CASE("token bucket: burst at once, then one token per 1/qps") {
   CHECK(bucket.reserve() > TokenBucket::Clock::duration::zero());
 }
 
+TEST_CASE("token bucket: try_accept takes only tokens in the bucket, never borrows") {
+  auto now = TokenBucket::Clock::time_point{} + seconds(100);
+  TokenBucket bucket(2.0, 3, [&] { return now; });
+  for (int i = 0; i < 3; ++i) CHECK(bucket.try_accept());
+  for (int i = 0; i < 10; ++i) CHECK_FALSE(bucket.try_accept());  // refused, nothing owed
+  now += std::chrono::milliseconds(500);
+  CHECK(bucket.try_accept());
+  CHECK_FALSE(bucket.try_accept());
+  CHECK(TokenBucket(0, 0).try_accept());
+}
+
 TEST_CASE("token bucket: qps 0 is off; burst below 1 counts as 1") {
   TokenBucket off(0, 0);
   CHECK_FALSE(off.enabled());
