@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 #include "sim/api_error.hpp"
 #include "sim/apply/field_validation.hpp"
@@ -13,6 +14,7 @@
 #include "sim/list_options.hpp"
 #include "sim/object_encoder.hpp"
 #include "sim/patch.hpp"
+#include "sim/pretty_print.hpp"
 #include "sim/query_params.hpp"
 #include "sim/request_info.hpp"
 #include "sim/responses.hpp"
@@ -66,9 +68,12 @@ void read_delete_options_body(const HttpRequest& request, DeleteOptions& options
   if (!value.is_object())
     throw errors::bad_request("the request body must be a DeleteOptions object");
   const auto& body = value.get_object();
-  if (const auto* modes = body.if_contains("dryRun"); modes != nullptr && modes->is_array())
+  if (const auto* modes = body.if_contains("dryRun"); modes != nullptr && modes->is_array()) {
+    std::vector<std::string_view> values;
     for (const auto& mode : modes->get_array())
-      if (mode == "All") options.dry_run = true;
+      values.emplace_back(mode.is_string() ? std::string_view(mode.get_string()) : "");
+    options.dry_run = options.dry_run || dry_run_values(values, "DeleteOptions");
+  }
   if (const auto* grace = body.if_contains("gracePeriodSeconds");
       grace != nullptr && grace->is_int64())
     options.grace_period_seconds = grace->get_int64();
@@ -140,8 +145,13 @@ std::shared_ptr<const Discovery> ApiServer::discovery() {
   return discovery_;
 }
 
-boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStream& stream) {
-  if (hook_ && co_await hook_(request, stream)) co_return;
+boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStream& out) {
+  if (hook_ && co_await hook_(request, out)) co_return;
+  // Pretty answers (?pretty, curl); watch streams never are (their serializer has no such
+  // option).
+  std::optional<PrettyStream> pretty;
+  if (pretty_print(request) && parse_request_info(request).verb != "watch") pretty.emplace(out);
+  ResponseStream& stream = pretty ? static_cast<ResponseStream&>(*pretty) : out;
   const auto discovery = this->discovery();
   if (auto response = discovery->serve(request)) {
     co_await stream.send(*response);
