@@ -117,9 +117,9 @@ void Scheduler::sync(const std::string& key) {
   context_.caches.pods.observe(written);
   // schedule_one.go finishBinding
   if (bound)
-    events_.event(reference, "Normal", "Scheduled", "Binding",
-                  fmt::format("Successfully assigned {}/{} to {}", object.namespace_, object.name,
-                              node));
+    events_.event(
+        reference, "Normal", "Scheduled", "Binding",
+        fmt::format("Successfully assigned {}/{} to {}", object.namespace_, object.name, node));
 }
 
 }  // namespace rg::sim::cluster

@@ -91,14 +91,17 @@ TEST_CASE("a Deployment's story: ScalingReplicaSet, SuccessfulCreate, Scheduled,
     CHECK(event.at("reportingComponent") == "default-scheduler");
     CHECK(event.at("reportingInstance") == "default-scheduler-kube-sim");
     CHECK(event.at("action") == "Binding");
-    CHECK(text(event, "message") == "Successfully assigned default/" + name + " to " + node_of(pod));
+    CHECK(text(event, "message") ==
+          "Successfully assigned default/" + name + " to " + node_of(pod));
     CHECK(event.at("eventTime").is_string());
     CHECK(event.at("firstTimestamp").is_null());
     CHECK(!event.contains("count"));
     CHECK(event.at("source").as_object().empty());
     // Read back through events.k8s.io/v1: regarding and note.
-    const auto& new_events = *rg::sim::ResourceTable::builtin().find("events.k8s.io", "v1", "events");
-    auto stored = f.store.get(new_events, "default", text(event.at("metadata").as_object(), "name"));
+    const auto& new_events =
+        *rg::sim::ResourceTable::builtin().find("events.k8s.io", "v1", "events");
+    auto stored =
+        f.store.get(new_events, "default", text(event.at("metadata").as_object(), "name"));
     REQUIRE(stored != nullptr);
 
     // The kubelet's, per container (fieldPath), in order: Pulling/Pulled, Created, Started.
