@@ -217,6 +217,33 @@ TEST_CASE("a node's death: NodeNotReady, TaintManagerEviction, the replacement; 
   CHECK(events(f, "Starting", "node-1").size() == 2);  // a restarted kubelet is a new process
 }
 
+TEST_CASE("a timed eviction called off by the node's return: Cancelling deletion of Pod") {
+  auto options = fast_options();
+  options.pod_eviction_timeout = std::chrono::seconds(60);  // no eviction within the test
+  ClusterFixture f(options, 3);
+  f.create_deployment("web", 3);
+  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
+  std::string stranded;
+  for (const auto& pod : f.pods_of("web"))
+    if (node_of(pod) == "node-1") stranded = pod.at("metadata").at("name").as_string();
+  REQUIRE(!stranded.empty());
+  auto no_execute = [&] {
+    const auto node = f.get("", "nodes", "", "node-1");
+    const auto* taints = node.at("spec").as_object().if_contains("taints");
+    if (taints == nullptr) return false;
+    for (const auto& taint : taints->as_array())
+      if (taint.at("effect") == "NoExecute") return true;
+    return false;
+  };
+  f.cluster.stop_kubelet("node-1");
+  REQUIRE(f.run_until(no_execute));
+  f.cluster.start_kubelet("node-1");
+  REQUIRE(f.run_until([&] { return events(f, "TaintManagerEviction", stranded).size() == 1; }));
+  CHECK(text(events(f, "TaintManagerEviction", stranded)[0], "message") ==
+        "Cancelling deletion of Pod default/" + stranded);
+  CHECK(!no_execute());
+}
+
 TEST_CASE("record_events off: the components write no Events") {
   auto options = fast_options();
   options.record_events = false;
