@@ -44,6 +44,17 @@ std::string source_of(const json::object& event) {
   return component.empty() ? text(event, "reportingComponent") : component;
 }
 
+// Deploys "web" with three Ready pods (one per node) and names the one on node-1.
+std::string deploy_three(ClusterFixture& f) {
+  f.create_deployment("web", 3);
+  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
+  std::string on_node_1;
+  for (const auto& pod : f.pods_of("web"))
+    if (node_of(pod) == "node-1") on_node_1 = pod.at("metadata").at("name").as_string();
+  REQUIRE(!on_node_1.empty());
+  return on_node_1;
+}
+
 void set_node_selector(ClusterFixture& f, const std::string& key, const std::string& value) {
   f.edit_deployment("web", [&](json::object& spec) {
     spec["template"].as_object()["spec"].as_object()["nodeSelector"] = json::object{{key, value}};
@@ -191,12 +202,7 @@ TEST_CASE("FailedScheduling retries are one events.k8s.io series per pod version
 
 TEST_CASE("a node's death: NodeNotReady, TaintManagerEviction, the replacement; NodeReady back") {
   ClusterFixture f(fast_options(), 3);
-  f.create_deployment("web", 3);
-  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
-  std::string stranded;
-  for (const auto& pod : f.pods_of("web"))
-    if (node_of(pod) == "node-1") stranded = pod.at("metadata").at("name").as_string();
-  REQUIRE(!stranded.empty());
+  const std::string stranded = deploy_three(f);
 
   f.cluster.stop_kubelet("node-1");
   REQUIRE(f.run_until([&] { return events(f, "TaintManagerEviction", stranded).size() == 1; }));
@@ -221,12 +227,7 @@ TEST_CASE("a timed eviction called off by the node's return: Cancelling deletion
   auto options = fast_options();
   options.pod_eviction_timeout = std::chrono::seconds(60);  // no eviction within the test
   ClusterFixture f(options, 3);
-  f.create_deployment("web", 3);
-  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
-  std::string stranded;
-  for (const auto& pod : f.pods_of("web"))
-    if (node_of(pod) == "node-1") stranded = pod.at("metadata").at("name").as_string();
-  REQUIRE(!stranded.empty());
+  const std::string stranded = deploy_three(f);
   auto no_execute = [&] {
     const auto node = f.get("", "nodes", "", "node-1");
     const auto* taints = node.at("spec").as_object().if_contains("taints");
