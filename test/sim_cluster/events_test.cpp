@@ -180,7 +180,9 @@ TEST_CASE("FailedScheduling retries are one events.k8s.io series per pod version
   CHECK(first.at("action") == "Scheduling");
   CHECK(first.at("reportingComponent") == "default-scheduler");
   CHECK(text(first, "message") ==
-        "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.");
+        "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. no new "
+        "claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful "
+        "for scheduling.");
   // Every node change retries the pod. The first failure's condition gave the pod a new
   // resourceVersion (part of the isomorphic key), so the retries after it are one series.
   auto series_count = [&] {
