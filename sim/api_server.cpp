@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <optional>
 
 #include "sim/api_error.hpp"
 #include "sim/apply/field_validation.hpp"
@@ -14,6 +15,7 @@
 #include "sim/list_options.hpp"
 #include "sim/object_encoder.hpp"
 #include "sim/patch.hpp"
+#include "sim/pretty_print.hpp"
 #include "sim/query_params.hpp"
 #include "sim/request_info.hpp"
 #include "sim/responses.hpp"
@@ -124,9 +126,14 @@ std::shared_ptr<const Discovery> ApiServer::discovery() {
   return discovery_;
 }
 
-boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStream& stream) {
+boost::asio::awaitable<void> ApiServer::handle(HttpRequest& request, ResponseStream& out) {
   try {
-    if (hook_ && co_await hook_(request, stream)) co_return;
+    if (hook_ && co_await hook_(request, out)) co_return;
+    // Pretty answers (?pretty, curl); watch streams never are (their serializer has no such
+    // option).
+    std::optional<PrettyStream> pretty;
+    if (pretty_print(request) && parse_request_info(request).verb != "watch") pretty.emplace(out);
+    ResponseStream& stream = pretty ? static_cast<ResponseStream&>(*pretty) : out;
     const auto discovery = this->discovery();
     if (auto response = discovery->serve(request)) {
       co_await stream.send(*response);

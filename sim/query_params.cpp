@@ -36,6 +36,10 @@ bool dry_run_param(const HttpRequest& request, std::string_view options_kind) {
   std::vector<std::string_view> values;
   for (const auto& [key, value] : request.query)
     if (key == "dryRun") values.emplace_back(value);
+  return dry_run_values(values, options_kind);
+}
+
+bool dry_run_values(const std::vector<std::string_view>& values, std::string_view options_kind) {
   bool all = !values.empty();
   for (auto value : values) all = all && value == "All";
   if (values.empty() || all) return all;

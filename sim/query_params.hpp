@@ -9,6 +9,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "sim/http_types.hpp"
 
@@ -22,5 +23,7 @@ std::optional<bool> codec_optional_bool(const HttpRequest& request, std::string_
 /// string too) is 422 Invalid for `options_kind` ("CreateOptions", "DeleteOptions", ...), as
 /// ValidateDryRun answers.
 bool dry_run_param(const HttpRequest& request, std::string_view options_kind);
+/// The same rule for a list given otherwise (a DeleteOptions body's `dryRun`).
+bool dry_run_values(const std::vector<std::string_view>& values, std::string_view options_kind);
 
 }  // namespace rg::sim

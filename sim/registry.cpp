@@ -15,6 +15,7 @@
 #include "sim/apply/strategy.hpp"
 #include "sim/json_equal.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/query_params.hpp"
 #include "sim/scale_view.hpp"
 #include "sim/service_account_controller.hpp"
 #include "sim/version_conversion.hpp"
@@ -523,9 +524,12 @@ DeleteResult Registry::delete_namespace(std::string_view name,
 
 void read_delete_options(const json::object& body, DeleteOptions& options,
                          std::optional<bool>& orphan) {
-  if (const auto* modes = body.if_contains("dryRun"); modes != nullptr && modes->is_array())
+  if (const auto* modes = body.if_contains("dryRun"); modes != nullptr && modes->is_array()) {
+    std::vector<std::string_view> values;
     for (const auto& mode : modes->get_array())
-      if (mode == "All") options.dry_run = true;
+      values.emplace_back(mode.is_string() ? std::string_view(mode.get_string()) : "");
+    options.dry_run = options.dry_run || dry_run_values(values, "DeleteOptions");
+  }
   if (const auto* grace = body.if_contains("gracePeriodSeconds");
       grace != nullptr && grace->is_int64())
     options.grace_period_seconds = grace->get_int64();

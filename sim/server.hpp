@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "client/cert/certificates.hpp"
 #include "client/config/rest_config.hpp"
-#include "client/transport/certificates.hpp"
 #include "sim/admin_routes.hpp"
 #include "sim/auth/auth_options.hpp"
 #include "sim/collection_handlers.hpp"

@@ -70,19 +70,17 @@ Result run_once(bool record_events, int replicas, int nodes) {
   std::exception_ptr failure;
   asio::cancellation_signal stop;
   bool finished = false;
-  asio::co_spawn(io, cluster.run(),
-                 asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr) {
-                   finished = true;
-                 }));
+  asio::co_spawn(
+      io, cluster.run(),
+      asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr) { finished = true; }));
   auto scale = [&](int count) {
-    registry.update(
-        deployments, "default", "web", "",
-        [&](json::object view) {
-          view["spec"].as_object()["replicas"] = count;
-          view["metadata"].as_object().erase("resourceVersion");
-          return view;
-        },
-        {"bench"});
+    registry.update(deployments, "default", "web", "",
+                    [&](json::object view) {
+                      view["spec"].as_object()["replicas"] = count;
+                      view["metadata"].as_object().erase("resourceVersion");
+                      return view;
+                    },
+                    {"bench"});
   };
   const double cpu_start = rg::bench::process_cpu_seconds();
   const auto wall_start = rg::bench::Clock::now();
@@ -95,8 +93,7 @@ Result run_once(bool record_events, int replicas, int nodes) {
         {"selector", {{"matchLabels", {{"app", "web"}}}}},
         {"template",
          {{"metadata", {{"labels", {{"app", "web"}}}}},
-          {"spec",
-           {{"containers", json::array{{{"name", "web"}, {"image", "nginx:1.27"}}}}}}}}}}};
+          {"spec", {{"containers", json::array{{{"name", "web"}, {"image", "nginx:1.27"}}}}}}}}}}};
   registry.create(deployments, "default", std::move(deployment), {"bench"});
   const auto want = static_cast<std::size_t>(replicas);
   rg::bench::run_until(io, failure, [&] { return ready_pods(store, pods) == want; });
@@ -104,8 +101,7 @@ Result run_once(bool record_events, int replicas, int nodes) {
   rg::bench::run_until(io, failure, [&] { return ready_pods(store, pods) == 2 * want; });
   scale(replicas);
   rg::bench::run_until(io, failure, [&] { return live_pods(store, pods) == want; });
-  Result result{rg::bench::process_cpu_seconds() - cpu_start,
-                rg::bench::seconds_since(wall_start),
+  Result result{rg::bench::process_cpu_seconds() - cpu_start, rg::bench::seconds_since(wall_start),
                 store.list(*table.find("", "v1", "events"), "")->items.size()};
   stop.emit(asio::cancellation_type::terminal);
   while (!finished) io.run_for(std::chrono::milliseconds(10));
@@ -118,8 +114,8 @@ int main(int argc, char** argv) {
   const int replicas = argc > 1 ? std::atoi(argv[1]) : 500;
   const int nodes = argc > 2 ? std::atoi(argv[2]) : 20;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 3;
-  std::printf("%d replicas -> %d -> %d on %d nodes, %d rounds\n", replicas, 2 * replicas,
-              replicas, nodes, rounds);
+  std::printf("%d replicas -> %d -> %d on %d nodes, %d rounds\n", replicas, 2 * replicas, replicas,
+              nodes, rounds);
   try {
     for (int round = 0; round < rounds; ++round)
       for (bool events : {true, false}) {

@@ -45,8 +45,7 @@ EventCorrelator::EventCorrelator(EventCorrelatorOptions options)
       observed_(options.cache_size),
       buckets_(options.cache_size) {}
 
-std::optional<Event> EventCorrelator::correlate(Event event,
-                                                        WallClock::time_point now) {
+std::optional<Event> EventCorrelator::correlate(Event event, WallClock::time_point now) {
   const std::string key = aggregate(event, now);
   observe(event, key);
   if (!allowed(event, now)) return std::nullopt;

@@ -10,7 +10,8 @@
 //  2. Counting: an exact repeat (same object, type, reason and message, or the same combined
 //     Event) of one seen before is not created again: it becomes a PATCH of the first one's count
 //     (+1), lastTimestamp and message, keeping its name and firstTimestamp.
-//  3. Spam filter: per source, object and type, a token bucket of 25 Events refilled with one every 5 minutes;
+//  3. Spam filter: per source, object and type, a token bucket of 25 Events refilled with one every
+//  5 minutes;
 //     an Event without a token is held back (still counted, so the next one written carries the
 //     true count).
 // Each memory is an LRU cache of 4096 entries. Pure: no I/O, no lock, the time is an argument,

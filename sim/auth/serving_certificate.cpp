@@ -10,7 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "client/transport/certificates.hpp"
+#include "client/cert/certificates.hpp"
 #include "sim/auth/client_certificates.hpp"
 
 namespace rg::sim::auth {

@@ -125,7 +125,8 @@ json::object new_replica_set(const DeploymentView& deployment, std::int64_t repl
 DeploymentController::DeploymentController(Context& context)
     : context_(context),
       loop_(context.executor, "deployment controller", context.options.retry_delay),
-      events_(context, {"deployment-controller", ""}, controller_identity("deployment-controller")) {
+      events_(context, {"deployment-controller", ""},
+              controller_identity("deployment-controller")) {
   context.caches.deployments.add_handler(
       [this](const DeploymentView* before, const DeploymentView* after) {
         loop_.add((after != nullptr ? after : before)->object->key());

@@ -21,9 +21,9 @@ namespace {
 std::string isomorphic_key(const client::ObjectReference& r, std::string_view type,
                            std::string_view action, std::string_view reason,
                            std::string_view controller, std::string_view instance) {
-  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}",
-                     type, action, reason, controller, instance, r.kind, r.namespace_, r.name,
-                     r.uid, r.api_version, r.resource_version, r.field_path);
+  return fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", type,
+                     action, reason, controller, instance, r.kind, r.namespace_, r.name, r.uid,
+                     r.api_version, r.resource_version, r.field_path);
 }
 
 }  // namespace
@@ -56,9 +56,9 @@ void EventsV1Recorder::event(const client::ObjectReference& regarding, std::stri
   json::object event{
       {"apiVersion", "events.k8s.io/v1"},
       {"kind", "Event"},
-      {"metadata",
-       json::object{{"name", client::event_name(regarding.name, now)},
-                    {"namespace", regarding.namespace_.empty() ? "default" : regarding.namespace_}}},
+      {"metadata", json::object{{"name", client::event_name(regarding.name, now)},
+                                {"namespace",
+                                 regarding.namespace_.empty() ? "default" : regarding.namespace_}}},
       {"eventTime", client::format_micro_time(now)},
       {"reportingController", reporting_controller_},
       {"reportingInstance", reporting_instance_},
@@ -98,10 +98,11 @@ bool EventsV1Recorder::write(const Recorded& recorded) {
   try {
     if (!series.empty()) {
       try {
-        context_.store.update(type, namespace_, name, [&](const StoredObject&, json::object stored) {
-          stored["series"] = series;
-          return stored;
-        });
+        context_.store.update(type, namespace_, name,
+                              [&](const StoredObject&, json::object stored) {
+                                stored["series"] = series;
+                                return stored;
+                              });
         return true;
       } catch (const ApiError& error) {
         if (error.code() != 404) throw;

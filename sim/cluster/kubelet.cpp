@@ -292,9 +292,10 @@ void Kubelets::start_pod(Kubelet& kubelet, const PodView& pod, const NodeView& n
   const auto& object = *pod.object;
   const std::string now = now_time();
   const std::string host_ip = host_ip_of(node.object->parse());
-  const std::uint64_t n = ++started_pods_;
-  const std::string pod_ip = fmt::format("10.{}.{}.{}", 244 + (n >> 16) % 8, (n >> 8) & 0xff,
-                                         std::max<std::uint64_t>(n & 0xff, 2));
+  // Distinct addresses 10.244.0.2 onwards (.0, .1 and .255 of each /24 left out).
+  const std::uint64_t n = started_pods_++;
+  const std::string pod_ip =
+      fmt::format("10.{}.{}.{}", 244 + (n / (253 * 256)) % 8, (n / 253) % 256, 2 + n % 253);
   bool started = false;
   auto written = context_.store.update(
       context_.types.pods, object.namespace_, object.name,

@@ -21,8 +21,8 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <string>
@@ -57,7 +57,7 @@ class Kubelets {
   };
   /// One node's kubelet.
   struct Kubelet {
-    std::uint64_t incarnation = 0;  ///< KubeletControl's: another one means a new process
+    std::uint64_t incarnation = 0;          ///< KubeletControl's: another one means a new process
     std::unique_ptr<KubeletEvents> events;  ///< the process's recorder (null before it starts)
     // The lease controller.
     Clock::time_point next_renewal{};
@@ -91,7 +91,7 @@ class Kubelets {
   WorkLoop loop_;
   std::unordered_map<std::string, Kubelet> kubelets_;
   std::unordered_map<std::string, std::set<std::string>> images_;  ///< pulled, per node
-  std::uint64_t started_pods_ = 0;  // numbers pod IPs
+  std::uint64_t started_pods_ = 0;                                 // numbers pod IPs
   std::mt19937_64 random_{std::random_device{}()};
 };
 

@@ -24,8 +24,8 @@ std::vector<Container> containers_of(const json::object& pod) {
     if (const auto* containers = find_array(*spec, "containers"))
       for (const auto& item : *containers)
         if (const auto* c = item.if_object())
-          out.push_back({string_at(*c, "name"), string_at(*c, "image"),
-                         string_at(*c, "imagePullPolicy")});
+          out.push_back(
+              {string_at(*c, "name"), string_at(*c, "image"), string_at(*c, "imagePullPolicy")});
   return out;
 }
 
@@ -65,7 +65,8 @@ std::string go_duration(std::chrono::milliseconds d) {
 }
 
 KubeletEvents::KubeletEvents(Context& context, const std::string& node_name, Identity identity)
-    : context_(context), node_name_(node_name),
+    : context_(context),
+      node_name_(node_name),
       recorder_(context, {"kubelet", node_name}, std::move(identity)) {}
 
 client::ObjectReference KubeletEvents::node_reference() const {
@@ -108,11 +109,11 @@ void KubeletEvents::pod_started(const StoredObject& pod, std::set<std::string>& 
   for (const auto& container : containers_of(object)) {
     const auto reference = reference_to("v1", "Pod", pod, field_path(container));
     if (pulls(container, images)) {
-      recorder_.event(reference, "Normal", "Pulled",
-                      fmt::format("Successfully pulled image \"{}\" in {} ({} including waiting). "
-                                  "Image size: {} bytes.",
-                                  container.image, pull_time, pull_time,
-                                  image_size(container.image)));
+      recorder_.event(
+          reference, "Normal", "Pulled",
+          fmt::format("Successfully pulled image \"{}\" in {} ({} including waiting). "
+                      "Image size: {} bytes.",
+                      container.image, pull_time, pull_time, image_size(container.image)));
       images.insert(container.image);
     } else {
       recorder_.event(reference, "Normal", "Pulled",

@@ -45,7 +45,8 @@ void set_count(json::object& status, std::string_view key, std::int64_t value) {
 ReplicaSetController::ReplicaSetController(Context& context)
     : context_(context),
       loop_(context.executor, "replicaset controller", context.options.retry_delay),
-      events_(context, {"replicaset-controller", ""}, controller_identity("replicaset-controller")) {
+      events_(context, {"replicaset-controller", ""},
+              controller_identity("replicaset-controller")) {
   context.caches.replica_sets.add_handler(
       [this](const ReplicaSetView* before, const ReplicaSetView* after) {
         loop_.add((after != nullptr ? after : before)->object->key());

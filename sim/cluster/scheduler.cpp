@@ -72,8 +72,17 @@ std::string Scheduler::pick_node(const PodView& pod, std::string& reason) const 
     std::string parts;
     for (const auto& [why, count] : rejected)
       parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count, why);
-    reason = fmt::format("0/{} nodes are available: {}.", caches.nodes.items().size(),
+    const auto nodes = caches.nodes.items().size();
+    reason = fmt::format("0/{} nodes are available: {}.", nodes,
                          parts.empty() ? std::string("no nodes") : parts);
+    // FitError.Error() appends the PostFilter plugins' messages, joined with ", ":
+    // DynamicResources (on by default since 1.34) for a pod without claims, then
+    // DefaultPreemption, which no rejection here can help (all are UnschedulableAndUnresolvable).
+    if (nodes > 0)
+      reason += fmt::format(
+          " no new claims to deallocate, preemption: 0/{} nodes are available: {} Preemption is "
+          "not helpful for scheduling.",
+          nodes, nodes);
   }
   return best;
 }
@@ -117,9 +126,9 @@ void Scheduler::sync(const std::string& key) {
   context_.caches.pods.observe(written);
   // schedule_one.go finishBinding
   if (bound)
-    events_.event(reference, "Normal", "Scheduled", "Binding",
-                  fmt::format("Successfully assigned {}/{} to {}", object.namespace_, object.name,
-                              node));
+    events_.event(
+        reference, "Normal", "Scheduled", "Binding",
+        fmt::format("Successfully assigned {}/{} to {}", object.namespace_, object.name, node));
 }
 
 }  // namespace rg::sim::cluster

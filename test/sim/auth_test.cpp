@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "client/cert/certificates.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
-#include "client/transport/certificates.hpp"
 #include "sim/api_error.hpp"
 #include "sim/server.hpp"
 #include "test/sim/auth_cluster.hpp"

@@ -19,9 +19,9 @@
 #include <functional>
 #include <sstream>
 
+#include "client/cert/certificates.hpp"
 #include "client/config/resolve.hpp"
 #include "client/rest/rest_client.hpp"
-#include "client/transport/certificates.hpp"
 #include "sim/server.hpp"
 #include "test/sim/tls_client.hpp"
 

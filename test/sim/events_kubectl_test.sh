@@ -47,9 +47,13 @@ pod=$(k get pods -o jsonpath='{.items[0].metadata.name}')
 pod_events=$(k describe pod "$pod" | events_section)
 in_order "describe pod" "$pod_events" \
   "Scheduled" "default-scheduler" "Successfully assigned default/$pod to node-" \
-  "Pulled" "kubelet" "spec.containers{nginx}:" \
+  "Pulled" "kubelet" \
   "Created" "Container created" \
   "Started" "Container started"
+# kubectl 1.35 prefixes the involved object's fieldPath (kubernetes/kubernetes#133627).
+if "$kubectl" version --client 2>/dev/null | grep -q "v1\.3[5-9]"; then
+  expect "describe pod shows the container's fieldPath" "spec.containers{nginx}: Container started" "$pod_events"
+fi
 
 node_events=$(k describe node node-1 | events_section)
 for reason in Starting NodeHasSufficientMemory NodeHasNoDiskPressure NodeHasSufficientPID \

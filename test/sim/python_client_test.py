@@ -106,6 +106,15 @@ def main():
         apps.list_replica_set_for_all_namespaces()
         print("ok: deployments and replicasets list and read")
 
+        # The components' Events, as core/v1 (the scheduler's too; the Python client's events.k8s.io
+        # model wants an eventTime no core/v1 Event has: kubernetes-client/python#1616, as against
+        # any cluster).
+        wanted = {"ScalingReplicaSet", "SuccessfulCreate", "Scheduled", "Started"}
+        wait_for("the components' Events",
+                 lambda: wanted <= {e.reason for e in core.list_namespaced_event("default").items})
+        core.list_event_for_all_namespaces()
+        print("ok: events list")
+
         leases = coordination.list_namespaced_lease("kube-node-lease").items
         assert len(leases) == 2, leases
         coordination.read_namespaced_lease(leases[0].metadata.name, "kube-node-lease")

@@ -1,10 +1,11 @@
 // Query parameters as the API server decodes them (sim/query_params.hpp): the codec's booleans
-// (Convert_Slice_string_To_bool), dryRun as a list of "All", orphanDependents.
+// (Convert_Slice_string_To_bool), dryRun as a list of "All", orphanDependents; pretty.
 #include <doctest/doctest.h>
 
 #include <string>
 
 #include "sim/api_error.hpp"
+#include "sim/pretty_print.hpp"
 #include "sim/query_params.hpp"
 #include "sim/server.hpp"
 #include "test/sim/http_client.hpp"
@@ -104,4 +105,51 @@ TEST_CASE("orphanDependents: true orphans, and it cannot be given with propagati
 
   CHECK(call(port, "DELETE", jobs + "/j?orphanDependents=True").status == 200);
   CHECK(call(port, "GET", leases + "/l").status == 200);  // orphaned, not deleted
+}
+
+TEST_CASE("pretty: strconv.ParseBool, errors false; indented as json.MarshalIndent") {
+  using rg::sim::parse_bool_or_false;
+  for (std::string yes : {"1", "t", "T", "TRUE", "true", "True"}) CHECK(parse_bool_or_false(yes));
+  for (std::string no : {"0", "f", "False", "yes", "tRuE", "", "2"})
+    CHECK(!parse_bool_or_false(no));
+  CHECK(rg::sim::indent_json(R"({"a":1,"b":[],"c":{},"d":[1,{"e":"x,:{}[]\"y"}]})") ==
+        "{\n  \"a\": 1,\n  \"b\": [],\n  \"c\": {},\n  \"d\": [\n    1,\n    {\n"
+        "      \"e\": \"x,:{}[]\\\"y\"\n    }\n  ]\n}");
+
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(call(port, "POST", kConfigMaps, R"({"metadata":{"name":"a"},"data":{"k":"v"}})").status ==
+          201);
+  auto pretty = [&](const std::string& query,
+                    const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+    auto reply = call(port, "GET", kConfigMaps + "/a" + query, "", headers);
+    CHECK(reply.status == 200);
+    CHECK(reply.json().at("data").at("k") == "v");  // the same object either way
+    return reply.body.starts_with("{\n  \"");
+  };
+  CHECK(pretty("?pretty=true"));
+  CHECK(pretty("?pretty=1"));
+  CHECK_FALSE(pretty(""));
+  CHECK_FALSE(pretty("?pretty=yes"));  // not a ParseBool value: false
+  CHECK_FALSE(pretty("?pretty=false"));
+  CHECK(pretty("", {{"User-Agent", "curl/8.5.0"}}));
+  CHECK_FALSE(pretty("?pretty=0", {{"User-Agent", "curl/8.5.0"}}));
+  CHECK(pretty("?pretty=", {{"User-Agent", "Mozilla/5.0 (X11)"}}));  // empty: the User-Agent rule
+  // Lists (streamed) are gathered and indented whole; watches never are.
+  auto list = call(port, "GET", kConfigMaps + "?pretty=true");
+  CHECK(list.body.starts_with("{\n  \"kind\": \"ConfigMapList\""));
+  CHECK(!list.json().at("items").as_array().empty());
+  WatchStream watch(port, kConfigMaps + "?watch=1&pretty=true");
+  CHECK(watch.next_event().at("type") == "ADDED");
+}
+
+TEST_CASE("a DeleteOptions body's dryRun follows the same rule as the query's") {
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(call(port, "POST", kConfigMaps, R"({"metadata":{"name":"a"}})").status == 201);
+  auto refused = call(port, "DELETE", kConfigMaps + "/a", R"({"dryRun":["Some"]})");
+  CHECK(refused.status == 422);
+  CHECK(refused.body.find(R"(Unsupported value: []string{\"Some\"})") != std::string::npos);
+  CHECK(call(port, "DELETE", kConfigMaps + "/a", R"({"dryRun":["All"]})").status == 200);
+  CHECK(call(port, "GET", kConfigMaps + "/a").status == 200);  // a dry run deleted nothing
 }

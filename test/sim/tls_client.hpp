@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "client/transport/certificates.hpp"
+#include "client/cert/certificates.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace rg::sim::test {

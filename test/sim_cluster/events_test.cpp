@@ -44,6 +44,17 @@ std::string source_of(const json::object& event) {
   return component.empty() ? text(event, "reportingComponent") : component;
 }
 
+// Deploys "web" with three Ready pods (one per node) and names the one on node-1.
+std::string deploy_three(ClusterFixture& f) {
+  f.create_deployment("web", 3);
+  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
+  std::string on_node_1;
+  for (const auto& pod : f.pods_of("web"))
+    if (node_of(pod) == "node-1") on_node_1 = pod.at("metadata").at("name").as_string();
+  REQUIRE(!on_node_1.empty());
+  return on_node_1;
+}
+
 void set_node_selector(ClusterFixture& f, const std::string& key, const std::string& value) {
   f.edit_deployment("web", [&](json::object& spec) {
     spec["template"].as_object()["spec"].as_object()["nodeSelector"] = json::object{{key, value}};
@@ -91,14 +102,17 @@ TEST_CASE("a Deployment's story: ScalingReplicaSet, SuccessfulCreate, Scheduled,
     CHECK(event.at("reportingComponent") == "default-scheduler");
     CHECK(event.at("reportingInstance") == "default-scheduler-kube-sim");
     CHECK(event.at("action") == "Binding");
-    CHECK(text(event, "message") == "Successfully assigned default/" + name + " to " + node_of(pod));
+    CHECK(text(event, "message") ==
+          "Successfully assigned default/" + name + " to " + node_of(pod));
     CHECK(event.at("eventTime").is_string());
     CHECK(event.at("firstTimestamp").is_null());
     CHECK(!event.contains("count"));
     CHECK(event.at("source").as_object().empty());
     // Read back through events.k8s.io/v1: regarding and note.
-    const auto& new_events = *rg::sim::ResourceTable::builtin().find("events.k8s.io", "v1", "events");
-    auto stored = f.store.get(new_events, "default", text(event.at("metadata").as_object(), "name"));
+    const auto& new_events =
+        *rg::sim::ResourceTable::builtin().find("events.k8s.io", "v1", "events");
+    auto stored =
+        f.store.get(new_events, "default", text(event.at("metadata").as_object(), "name"));
     REQUIRE(stored != nullptr);
 
     // The kubelet's, per container (fieldPath), in order: Pulling/Pulled, Created, Started.
@@ -166,7 +180,9 @@ TEST_CASE("FailedScheduling retries are one events.k8s.io series per pod version
   CHECK(first.at("action") == "Scheduling");
   CHECK(first.at("reportingComponent") == "default-scheduler");
   CHECK(text(first, "message") ==
-        "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.");
+        "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. no new "
+        "claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful "
+        "for scheduling.");
   // Every node change retries the pod. The first failure's condition gave the pod a new
   // resourceVersion (part of the isomorphic key), so the retries after it are one series.
   auto series_count = [&] {
@@ -188,12 +204,7 @@ TEST_CASE("FailedScheduling retries are one events.k8s.io series per pod version
 
 TEST_CASE("a node's death: NodeNotReady, TaintManagerEviction, the replacement; NodeReady back") {
   ClusterFixture f(fast_options(), 3);
-  f.create_deployment("web", 3);
-  REQUIRE(f.run_until([&] { return f.all_ready("web", 3); }));
-  std::string stranded;
-  for (const auto& pod : f.pods_of("web"))
-    if (node_of(pod) == "node-1") stranded = pod.at("metadata").at("name").as_string();
-  REQUIRE(!stranded.empty());
+  const std::string stranded = deploy_three(f);
 
   f.cluster.stop_kubelet("node-1");
   REQUIRE(f.run_until([&] { return events(f, "TaintManagerEviction", stranded).size() == 1; }));
@@ -212,6 +223,28 @@ TEST_CASE("a node's death: NodeNotReady, TaintManagerEviction, the replacement; 
   CHECK(source_of(ready) == "kubelet");
   CHECK(text(ready, "message") == "Node node-1 status is now: NodeReady");
   CHECK(events(f, "Starting", "node-1").size() == 2);  // a restarted kubelet is a new process
+}
+
+TEST_CASE("a timed eviction called off by the node's return: Cancelling deletion of Pod") {
+  auto options = fast_options();
+  options.pod_eviction_timeout = std::chrono::seconds(60);  // no eviction within the test
+  ClusterFixture f(options, 3);
+  const std::string stranded = deploy_three(f);
+  auto no_execute = [&] {
+    const auto node = f.get("", "nodes", "", "node-1");
+    const auto* taints = node.at("spec").as_object().if_contains("taints");
+    if (taints == nullptr) return false;
+    for (const auto& taint : taints->as_array())
+      if (taint.at("effect") == "NoExecute") return true;
+    return false;
+  };
+  f.cluster.stop_kubelet("node-1");
+  REQUIRE(f.run_until(no_execute));
+  f.cluster.start_kubelet("node-1");
+  REQUIRE(f.run_until([&] { return events(f, "TaintManagerEviction", stranded).size() == 1; }));
+  CHECK(text(events(f, "TaintManagerEviction", stranded)[0], "message") ==
+        "Cancelling deletion of Pod default/" + stranded);
+  CHECK(!no_execute());
 }
 
 TEST_CASE("record_events off: the components write no Events") {

@@ -62,7 +62,9 @@ TEST_CASE("no node matching the nodeSelector: Unschedulable with kube-scheduler'
   for (const auto& pod : f.pods_of("web")) {
     if (condition_field(pod, "PodScheduled", "reason") != "Unschedulable") continue;
     CHECK(condition_field(pod, "PodScheduled", "message") ==
-          "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.");
+          "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. no new "
+          "claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful "
+          "for scheduling.");
     CHECK(node_of(pod).empty());
   }
   // A node labelled to match makes the pending pod schedulable.

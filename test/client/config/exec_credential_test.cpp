@@ -13,11 +13,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "client/cert/certificates.hpp"
 #include "client/config/base64.hpp"
 #include "client/config/exec_credential.hpp"
 #include "client/config/kubeconfig.hpp"
 #include "client/model/time.hpp"
-#include "client/transport/certificates.hpp"
 #include "test/client/config/temp_dir.hpp"
 
 using namespace rg::client;

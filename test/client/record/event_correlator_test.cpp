@@ -106,6 +106,9 @@ TEST_CASE("the spam filter allows a burst per object, then one per refill period
   CHECK_FALSE(correlator.correlate(made("web", "Storm", "x", kStart + 30s), kStart + 30s));
   CHECK(correlator.correlate(made("web", "Storm", "y", kStart + 90s), kStart + 90s));
   CHECK(correlator.correlate(made("api", "Storm", "z", kStart), kStart));  // a bucket of its own
+  auto warning = made("web", "Storm", "w", kStart + 30s);
+  warning.type = "Warning";  // getSpamKey includes the type: another bucket
+  CHECK(correlator.correlate(warning, kStart + 30s));
   SUBCASE("a held-back repeat still counts: the next one written carries the true count") {
     const auto later = kStart + 10min;
     const auto e = correlator.correlate(made("web", "Storm", "x", later), later);

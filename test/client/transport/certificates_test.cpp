@@ -1,5 +1,5 @@
 // Tests of the certificate generator: the chain verifies with OpenSSL and carries the SANs.
-#include "client/transport/certificates.hpp"
+#include "client/cert/certificates.hpp"
 
 #include <doctest/doctest.h>
 #include <openssl/pem.h>

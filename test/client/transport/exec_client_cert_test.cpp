@@ -12,11 +12,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "client/cert/certificates.hpp"
 #include "client/config/exec_credential.hpp"
 #include "client/model/time.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
-#include "client/transport/certificates.hpp"
 #include "client/transport/transport.hpp"
 #include "test/client/config/temp_dir.hpp"
 #include "test/client/transport/test_server.hpp"

@@ -2,7 +2,7 @@
 // naming its reason), explicit server_name, insecure_skip_verify, and mutual TLS.
 #include <doctest/doctest.h>
 
-#include "client/transport/certificates.hpp"
+#include "client/cert/certificates.hpp"
 #include "client/transport/transport.hpp"
 #include "client/transport/transport_error.hpp"
 #include "test/client/transport/test_server.hpp"

@@ -1,5 +1,6 @@
-// Self-signed certificate generation with OpenSSL 3: a CA, and leaf certificates (server and/or
-// client) signed by it. kube-sim serves HTTPS with these; TLS tests use them on both sides.
+// Self-signed certificate generation with OpenSSL 3 (what client-go's util/cert offers): a CA,
+// and leaf certificates (server and/or client) signed by it. kube-sim serves HTTPS with these
+// and issues its admin client certificate; TLS tests use them on both sides.
 #pragma once
 
 #include <chrono>

@@ -1,5 +1,5 @@
 // Certificate generation on OpenSSL 3's EVP and X509v3 APIs.
-#include "client/transport/certificates.hpp"
+#include "client/cert/certificates.hpp"
 
 #include <openssl/bn.h>
 #include <openssl/err.h>
