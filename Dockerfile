@@ -18,6 +18,7 @@ RUN scripts/setup.sh && rm -rf /var/lib/apt/lists/*
 # The sources the build reads (an explicit list keeps local build folders out of the context).
 COPY meson.build meson_options.txt ./
 COPY deps deps
+COPY rate rate
 COPY client client
 COPY informer informer
 COPY workqueue workqueue
