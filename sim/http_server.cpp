@@ -69,6 +69,7 @@ class Connection final : public ResponseStream,
       if (ec) co_return;
       auto& message = parser.get();
       fill(request, message);
+      request.received = std::chrono::system_clock::now();
       keep_alive_ = message.keep_alive();
       started_ = false;
       co_await respond(handler, request);
