@@ -181,11 +181,13 @@ boost::asio::awaitable<bool> Faults::serve_admin(HttpRequest& request, ResponseS
     body["controlPlaneOutageSeconds"] = seconds_until(outage_until_);
     body["controlPlaneOutageMode"] = to_string(outage_mode_);
     json::array partitions;
-    for (const auto& partition : partitions_)
-      if (SteadyClock::now() < partition.until)
-        partitions.push_back(json::object{{"client", to_json(partition.client)},
-                                          {"seconds", seconds_until(partition.until)},
-                                          {"mode", to_string(partition.mode)}});
+    for (const auto& partition : partitions_) {
+      if (SteadyClock::now() >= partition.until) continue;
+      json::object item = to_json(partition.client);  // user, userAgentPrefix, userAgentContains
+      item["seconds"] = seconds_until(partition.until);
+      item["mode"] = to_string(partition.mode);
+      partitions.push_back(std::move(item));
+    }
     body["partitions"] = std::move(partitions);
     return json_response(200, json::serialize(body));
   };

@@ -69,6 +69,7 @@ class Connection final : public ResponseStream,
       if (ec) co_return;
       auto& message = parser.get();
       fill(request, message);
+      request.received = std::chrono::system_clock::now();
       keep_alive_ = message.keep_alive();
       started_ = false;
       co_await respond(handler, request);
@@ -275,13 +276,14 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
     untrack(id);
   }
 
-  void listen(unsigned short on_port) {
+  // Returns the port bound (the ephemeral one chosen for port 0).
+  unsigned short listen(unsigned short on_port) {
     tcp::endpoint endpoint(asio::ip::make_address(options.address), on_port);
     acceptor.open(endpoint.protocol());
     acceptor.set_option(tcp::acceptor::reuse_address(true));
     acceptor.bind(endpoint);
     acceptor.listen();
-    port = acceptor.local_endpoint().port();
+    return acceptor.local_endpoint().port();
   }
 
   asio::awaitable<void> accept_loop() {
@@ -312,7 +314,7 @@ struct HttpServer::Impl : std::enable_shared_from_this<Impl> {
 
 HttpServer::HttpServer(asio::io_context& io, HttpServerOptions options, HttpHandler handler)
     : impl_(std::make_shared<Impl>(io, std::move(options), std::move(handler))) {
-  impl_->listen(impl_->options.port);
+  impl_->port = impl_->listen(impl_->options.port);
 }
 
 HttpServer::~HttpServer() = default;
@@ -342,7 +344,7 @@ void HttpServer::resume_listening() {
   auto reopen = [impl = impl_] {
     if (impl->acceptor.is_open()) return;
     try {
-      impl->listen(impl->port);
+      impl->listen(impl->port);  // the same port: `port` is not written again
     } catch (const boost::system::system_error& error) {
       beast::error_code ignored;
       impl->acceptor.close(ignored);

@@ -5,6 +5,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>
@@ -41,6 +42,8 @@ struct HttpRequest {
   /// The user the request acts as (after impersonation), set by the auth filter; read by the
   /// fault injection's partitions.
   std::string user;
+  /// When the whole request had been read (wall clock): when it arrived, for the write record.
+  std::chrono::system_clock::time_point received;
 
   /// The first value of a query parameter.
   std::optional<std::string_view> param(std::string_view name) const;

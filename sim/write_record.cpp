@@ -16,8 +16,8 @@ namespace {
 
 namespace json = boost::json;
 
-double now_seconds() {
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+double unix_seconds(std::chrono::system_clock::time_point when) {
+  const auto since_epoch = when.time_since_epoch();
   return static_cast<double>(
              std::chrono::duration_cast<std::chrono::microseconds>(since_epoch).count()) /
          1e6;
@@ -26,7 +26,8 @@ double now_seconds() {
 // What every entry has: who wrote what, when.
 RecordedWrite describe(const HttpRequest& request, const RequestInfo& info, int code) {
   RecordedWrite entry;
-  entry.time = now_seconds();
+  entry.time = unix_seconds(std::chrono::system_clock::now());
+  entry.received = unix_seconds(request.received);
   entry.verb = info.verb;
   entry.method = request.method;
   entry.path = request.path;
@@ -80,6 +81,7 @@ void add_object_fields(RecordedWrite& entry, const StoredObject& object) {
 json::object to_json(const RecordedWrite& entry) {
   json::object out{{"sequence", entry.sequence},
                    {"time", entry.time},
+                   {"received", entry.received},
                    {"verb", entry.verb},
                    {"method", entry.method},
                    {"path", entry.path},

@@ -25,7 +25,8 @@ namespace rg::sim {
 
 struct RecordedWrite {
   std::uint64_t sequence = 0;  ///< 1, 2, ... in the order the server finished them
-  double time = 0;             ///< wall clock, Unix seconds with microseconds
+  double time = 0;             ///< when it was done: wall clock, Unix seconds with microseconds
+  double received = 0;         ///< when the request arrived (before any injected delay)
   std::string verb;            ///< create, update, patch, delete
   std::string method;
   std::string path;

@@ -17,7 +17,8 @@ CONVERGE seconds; no replica exits; each replica's resident memory stays under R
 grows by less than RSS_GROWTH_KIB from the end of the first sync to the end. Exit 77 without
 kubectl.
 
-Usage: fault_suite_test.py BUILD_DIR [--stall SECONDS]"""
+Usage: fault_suite_test.py BUILD_DIR [--stall SECONDS] [--restart SECONDS] [--cycles N]
+The soak, outside CI: fault_suite_test.py BUILD_DIR --cycles 60 (over an hour of faults)."""
 import argparse
 import random
 import sys
@@ -73,6 +74,9 @@ def main():
     parser.add_argument("build_dir")
     parser.add_argument("--stall", type=float, default=30.0)
     parser.add_argument("--restart", type=float, default=3.0, help="seconds the API server is down")
+    parser.add_argument("--cycles", type=int, default=1,
+                        help="errors, stall and restart phases in turn, this many times (the soak: "
+                             "--cycles 60 runs over an hour)")
     args = parser.parse_args()
     rng = random.Random(19)
     checks = Checks("fault_suite_test.py")
@@ -124,13 +128,16 @@ def main():
         flip_errors()
         for w in workers:
             w.start()
-        time.sleep(PHASE)  # the errors phase runs for this long: the faults are the test's input
-        sim.admin("POST", "/sim/faults/stall", seconds=args.stall)
-        injected["stall"] += 1
-        time.sleep(args.stall)  # requests are held for this long; nothing to poll meanwhile
-        sim.admin("POST", "/sim/restart", seconds=args.restart)
-        injected["restart"] += 1
-        wait_for("kube-sim back after its restart", sim.up, args.restart + 30, interval=0.2)
+        for cycle in range(args.cycles):
+            time.sleep(PHASE)  # the errors phase runs for this long: the faults are the test's input
+            sim.admin("POST", "/sim/faults/stall", seconds=args.stall)
+            injected["stall"] += 1
+            time.sleep(args.stall)  # requests are held for this long; nothing to poll meanwhile
+            sim.admin("POST", "/sim/restart", seconds=args.restart)
+            injected["restart"] += 1
+            wait_for("kube-sim back after its restart", sim.up, args.restart + 30, interval=0.2)
+            if args.cycles > 1:
+                print(f"cycle {cycle + 1}/{args.cycles}: {sum(injected.values())} faults so far", flush=True)
         for w in workers[1:]:
             w.stop()
         sim.faults()
@@ -153,7 +160,7 @@ def main():
                          end[name] - baseline[name] < RSS_GROWTH_KIB)
         report = invariants.check(sim.writes(), lease=(harness.NAMESPACE, harness.LEASE_NAME))
         print(report.summary())
-        print(f"faults injected: 30% 503/429 with Retry-After for {PHASE:g}s, latency 40-200 ms, "
+        print(f"faults injected: 30% 503/429 with Retry-After for {args.cycles} x {PHASE:g}s, latency 40-200 ms, "
               + ", ".join(f"{k}: {v}" for k, v in injected.items())
               + f"; converged {took:.1f}s after the faults ended")
         checks.check("the operator wrote during the faults", report.deployment_writes > DEPLOYMENTS,

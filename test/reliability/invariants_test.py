@@ -62,13 +62,19 @@ class InvariantsTest(unittest.TestCase):
         report = invariants.check([lease_write(1, 10.0, "a"), scale(2, 12.5, "a", 4, code=409)],
                                   lease=LEASE)
         self.assertEqual(len(report.violations), 1)
-        self.assertIn("ran out", report.violations[0])
+        self.assertIn("had run out", report.violations[0])
 
     def test_a_rejected_lease_create_is_the_election_s_own(self):
         create = dict(lease_write(2, 10.1, "b"), verb="create", name="", code=409)
         del create["holderIdentity"]
         report = invariants.check([lease_write(1, 10.0, "a"), create, scale(3, 10.2, "a", 4)], lease=LEASE)
         self.assertEqual(report.violations, [])
+
+    def test_a_write_held_by_the_server_past_a_takeover_is_counted_not_blamed(self):
+        held = dict(scale(3, 14.0, "a", 4), received=10.5)  # arrived while "a" led
+        report = invariants.check([lease_write(1, 10.0, "a"), lease_write(2, 13.0, "b"), held], lease=LEASE)
+        self.assertEqual(report.violations, [])
+        self.assertEqual((report.landed_after_lease, report.landed_after_takeover), (1, 1))
 
     def test_a_released_lease_holds_no_one(self):
         report = invariants.check([lease_write(1, 10.0, "a"), lease_write(2, 11.0, ""),

@@ -65,6 +65,8 @@ TEST_CASE("/sim/writes records each write: who, how it ended, and the fields che
   CHECK(writes[1].at("replicas") == 3);
   CHECK(writes[1].at("annotations").at("replica-guard.io/desired-replicas") == "2");
   CHECK(writes[1].at("sequence") == 2);
+  CHECK(writes[1].at("received").as_double() <= writes[1].at("time").as_double());
+  CHECK(writes[1].at("received").as_double() > 1.7e9);  // a wall-clock time, set on arrival
   CHECK(std::stoull(std::string(writes[1].at("resourceVersion").as_string())) >
         std::stoull(std::string(writes[0].at("resourceVersion").as_string())));
   // ?since= reads on from the last sequence seen; DELETE forgets.
