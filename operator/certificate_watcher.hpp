@@ -14,7 +14,7 @@
 #include <mutex>
 #include <string>
 
-#include "client/transport/certificates.hpp"
+#include "client/cert/certificates.hpp"
 
 namespace rg::op {
 

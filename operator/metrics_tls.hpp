@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "client/transport/certificates.hpp"
+#include "client/cert/certificates.hpp"
 
 namespace rg::op {
 
