@@ -6,6 +6,7 @@
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/multiple_exceptions.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 
@@ -28,6 +29,9 @@ int failed(const std::exception_ptr& error, std::string_view what) {
   if (!error) return 0;
   try {
     std::rethrow_exception(error);
+  } catch (const boost::asio::multiple_exceptions& e) {
+    // Several branches of a parallel wait failed: the first one is the cause.
+    return failed(e.first_exception(), what);
   } catch (const std::exception& e) {
     spdlog::critical("{}: {}", what, e.what());
   }

@@ -537,7 +537,7 @@ struct Manager::Impl {
   Reconciler reconciler;
   std::unique_ptr<RestLeaseLock> lease;
   std::unique_ptr<LeaderElector> elector;
-  std::unique_ptr<WriteFence> fence;  ///< with --leader-elect
+  std::unique_ptr<WriteFence> fence;              ///< with --leader-elect
   std::unique_ptr<SecureMetrics> secure_metrics;  ///< with --metrics-secure
   std::atomic<std::shared_ptr<Queue>> queue;
   std::atomic<bool> synced{false};

@@ -29,10 +29,11 @@ unsigned short free_port() {
   return acceptor.local_endpoint().port();
 }
 
-// e2e_options() serving /metrics on a free loopback port, returned in `port`.
+// e2e_options() serving /metrics over plain HTTP on a free loopback port, returned in `port`.
 Options with_metrics(Options options, unsigned short& port) {
   port = free_port();
   options.metrics_bind_address = "127.0.0.1:" + std::to_string(port);
+  options.metrics_secure = false;  // read over plain HTTP by blocking_get()
   return options;
 }
 
