@@ -89,11 +89,10 @@ asio::awaitable<bool> LeaderElector::try_acquire_or_renew() {
       current = co_await lock_.get();
       if (!current) co_return false;  // and deleted again already: try at the next retry
     }
-  } catch (const boost::system::system_error& e) {
-    if (e.code() == asio::error::operation_aborted) throw;
-    spdlog::warn("leader election: cannot read or create lease {}: {}", lock_.describe(), e.what());
-    co_return false;
   } catch (const std::exception& e) {
+    // Only our own cancellation ends the election; a request that timed out (its transport
+    // error carries operation_aborted too) is a failed attempt like any other.
+    if (client::is_cancellation(std::current_exception())) throw;
     spdlog::warn("leader election: cannot read or create lease {}: {}", lock_.describe(), e.what());
     co_return false;
   }
@@ -123,12 +122,9 @@ asio::awaitable<bool> LeaderElector::try_acquire_or_renew() {
   desired.resource_version = current->resource_version;
   try {
     co_await lock_.update(desired);
-  } catch (const boost::system::system_error& e) {
-    if (e.code() == asio::error::operation_aborted) throw;
-    spdlog::warn("leader election: cannot update lease {}: {}", lock_.describe(), e.what());
-    co_return false;
   } catch (const std::exception& e) {
-    spdlog::debug("leader election: cannot update lease {}: {}", lock_.describe(), e.what());
+    if (client::is_cancellation(std::current_exception())) throw;
+    spdlog::warn("leader election: cannot update lease {}: {}", lock_.describe(), e.what());
     co_return false;
   }
   observed_ = desired;
