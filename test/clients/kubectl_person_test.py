@@ -154,8 +154,8 @@ def check_node_failure(checks, server):
         {p["metadata"]["name"] for p in pods(server)} & stranded) and len(pods(server)) == 4
         and all(p["spec"].get("nodeName") != victim for p in pods(server)), TIMEOUT)
     code, out = kubectl(server, "events", "-n", NS)
-    checks.check("kubectl events -n shop shows the pods' NodeNotReady",
-                 code == 0 and "NodeNotReady" in out, out)
+    checks.check("kubectl events -n shop shows the pods' NodeNotReady and TaintManagerEviction",
+                 code == 0 and "NodeNotReady" in out and "TaintManagerEviction" in out, out)
     server.run("create", "--raw", f"/sim/kubelets/{victim}/start", "-f", "/dev/null")
     checks.eventually(f"{victim} Ready again", lambda: any(
         line.split()[:2] == [victim, "Ready"] for line in server.run("get", "nodes").splitlines()),
@@ -194,7 +194,12 @@ def check_describe(checks, server):
     checks.check("describe deploy: replicas and the new ReplicaSet",
                  "4 desired | 4 updated | 4 total | 4 available" in described
                  and "NewReplicaSet:" in described, described)
+    checks.check("describe deploy: its Events section shows the scaling of its ReplicaSets",
+                 "ScalingReplicaSet" in described.split("Events:")[-1], described)
     name = pods(server)[0]["metadata"]["name"]
+    checks.eventually("describe pod: its Events section tells its story (Scheduled ... Started)",
+                      lambda: all(reason in server.run("describe", "pod", name, "-n", NS).split("Events:")[-1]
+                                  for reason in ("Scheduled", "Pulled", "Created", "Started")), TIMEOUT)
     described = server.run("describe", "pod", name, "-n", NS)
     checks.check("describe pod: Status Running, Ready True, its node",
                  "Status:           Running" in described and "Node:" in described, described)
