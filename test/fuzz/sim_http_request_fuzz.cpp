@@ -42,11 +42,17 @@ bool parse_request(std::string_view bytes, HttpRequest& request) {
   parser.eager(true);
   parser.body_limit(kBodyLimit);
   boost::beast::error_code ec;
+  // As Beast's read loop feeds the parser: what it did not take is offered again only with more
+  // bytes after it, and here there are none. (Offering the same few bytes again trips a wrong
+  // assertion in Boost 1.81's chunk parser, boostorg/beast#2861, that no stream reader reaches.)
   while (!bytes.empty() && !parser.is_done()) {
     std::size_t used = parser.put(boost::asio::buffer(bytes.data(), bytes.size()), ec);
-    if (ec == http::error::need_more) ec = {};
-    if (ec || used == 0) break;
     bytes.remove_prefix(used);
+    if (ec == http::error::need_more) {
+      ec = {};
+      break;
+    }
+    if (ec || used == 0) break;
   }
   if (!parser.got_some()) return false;  // the client sent nothing: the connection just ends
   if (!ec && !parser.is_done()) parser.put_eof(ec);
