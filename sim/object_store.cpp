@@ -163,15 +163,18 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
   const std::string key = object_key(ns, name);
   if (state.objects.contains(key)) throw errors::already_exists(type, name);
   // NamespaceLifecycle admission, atomically with a namespace's deletion (one lock): nothing new
-  // in a namespace being terminated, from the simulated controllers (which write the store
-  // directly) as from API requests.
+  // in a namespace being terminated or deleted, from the simulated controllers (which write the
+  // store directly; a ReplicaSet's controller may still act on its cache) as from API requests.
+  static const ResourceType* const namespaces =
+      ResourceTable::builtin().find("", "v1", "namespaces");
   if (type.namespaced) {
-    static const ResourceType* const namespaces =
-        ResourceTable::builtin().find("", "v1", "namespaces");
+    if (deleted_namespaces_.contains(ns)) throw errors::not_found(*namespaces, ns);
     if (const auto* namespaces_state = find_state(*namespaces))
       if (auto owner = namespaces_state->objects.find(object_key("", ns));
           owner && owner->body.find("\"deletionTimestamp\"") != std::string::npos)
         throw errors::namespace_terminating(type, name, ns);
+  } else if (&type.stored() == namespaces && !dry_run) {
+    deleted_namespaces_.erase(name);
   }
   if (!type.namespaced) metadata.erase("namespace");
   metadata["uid"] = new_uid();
@@ -249,6 +252,7 @@ ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state, const
   auto stored = make_stored_object(type, last);
   ++resource_version_;
   state.objects.erase(current->key());
+  if (type.group.empty() && type.resource == "namespaces") deleted_namespaces_.insert(current->name);
   publish(state, {EventType::kDeleted, stored, current});
   if (written != nullptr) written->emplace(std::move(last));
   return stored;

@@ -19,6 +19,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "sim/object_index.hpp"
@@ -141,6 +142,9 @@ class Store {
   mutable std::shared_mutex mutex_;
   std::uint64_t resource_version_ = 0;
   std::unordered_map<const ResourceType*, TypeState> types_;
+  /// Namespaces that existed and were deleted (until made again): nothing may be created in
+  /// them, as the NamespaceLifecycle admission plugin refuses content for a missing namespace.
+  std::unordered_set<std::string> deleted_namespaces_;
   std::mt19937_64 random_;
 };
 
