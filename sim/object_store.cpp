@@ -252,7 +252,8 @@ ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state, const
   auto stored = make_stored_object(type, last);
   ++resource_version_;
   state.objects.erase(current->key());
-  if (type.group.empty() && type.resource == "namespaces") deleted_namespaces_.insert(current->name);
+  if (type.group.empty() && type.resource == "namespaces")
+    deleted_namespaces_.insert(current->name);
   publish(state, {EventType::kDeleted, stored, current});
   if (written != nullptr) written->emplace(std::move(last));
   return stored;
