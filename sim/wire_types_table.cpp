@@ -1685,19 +1685,33 @@ constexpr Field kFields[] = {
     {"groups", kSlice, kOmitEmpty, -1},  // Groups []string json:"groups,omitempty"
     {"uid", kString, kOmitEmpty, -1},  // UID string json:"uid,omitempty"
     {"username", kString, kOmitEmpty, -1},  // Username string json:"username,omitempty"
+    // authentication/v1.TokenReview (authentication/v1/types.go)
+    {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
+    {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
+    {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
+    {"spec", kStruct, kNone, 303},  // Spec TokenReviewSpec json:"spec"
+    {"status", kStruct, kOmitEmpty, 304},  // Status TokenReviewStatus json:"status,omitempty"
+    // authentication/v1.TokenReviewSpec (authentication/v1/types.go)
+    {"audiences", kSlice, kOmitEmpty, -1},  // Audiences []string json:"audiences,omitempty"
+    {"token", kString, kOmitEmpty, -1},  // Token string json:"token,omitempty"
+    // authentication/v1.TokenReviewStatus (authentication/v1/types.go)
+    {"audiences", kSlice, kOmitEmpty, -1},  // Audiences []string json:"audiences,omitempty"
+    {"authenticated", kBool, kOmitEmpty, -1},  // Authenticated bool json:"authenticated,omitempty"
+    {"error", kString, kOmitEmpty, -1},  // Error string json:"error,omitempty"
+    {"user", kStruct, kOmitEmpty, 301},  // User UserInfo json:"user,omitempty"
     // authorization/v1.SelfSubjectAccessReview (authorization/v1/types.go)
     {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
     {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
     {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
-    {"spec", kStruct, kNone, 303},  // Spec SelfSubjectAccessReviewSpec json:"spec"
-    {"status", kStruct, kOmitEmpty, 309},  // Status SubjectAccessReviewStatus json:"status,omitempty"
+    {"spec", kStruct, kNone, 306},  // Spec SelfSubjectAccessReviewSpec json:"spec"
+    {"status", kStruct, kOmitEmpty, 312},  // Status SubjectAccessReviewStatus json:"status,omitempty"
     // authorization/v1.SelfSubjectAccessReviewSpec (authorization/v1/types.go)
-    {"nonResourceAttributes", kPointer, kOmitEmpty, 308},  // NonResourceAttributes *NonResourceAttributes json:"nonResourceAttributes,omitempty"
-    {"resourceAttributes", kPointer, kOmitEmpty, 304},  // ResourceAttributes *ResourceAttributes json:"resourceAttributes,omitempty"
+    {"nonResourceAttributes", kPointer, kOmitEmpty, 311},  // NonResourceAttributes *NonResourceAttributes json:"nonResourceAttributes,omitempty"
+    {"resourceAttributes", kPointer, kOmitEmpty, 307},  // ResourceAttributes *ResourceAttributes json:"resourceAttributes,omitempty"
     // authorization/v1.ResourceAttributes (authorization/v1/types.go)
-    {"fieldSelector", kPointer, kOmitEmpty, 305},  // FieldSelector *FieldSelectorAttributes json:"fieldSelector,omitempty"
+    {"fieldSelector", kPointer, kOmitEmpty, 308},  // FieldSelector *FieldSelectorAttributes json:"fieldSelector,omitempty"
     {"group", kString, kOmitEmpty, -1},  // Group string json:"group,omitempty"
-    {"labelSelector", kPointer, kOmitEmpty, 307},  // LabelSelector *LabelSelectorAttributes json:"labelSelector,omitempty"
+    {"labelSelector", kPointer, kOmitEmpty, 310},  // LabelSelector *LabelSelectorAttributes json:"labelSelector,omitempty"
     {"name", kString, kOmitEmpty, -1},  // Name string json:"name,omitempty"
     {"namespace", kString, kOmitEmpty, -1},  // Namespace string json:"namespace,omitempty"
     {"resource", kString, kOmitEmpty, -1},  // Resource string json:"resource,omitempty"
@@ -1706,7 +1720,7 @@ constexpr Field kFields[] = {
     {"version", kString, kOmitEmpty, -1},  // Version string json:"version,omitempty"
     // authorization/v1.FieldSelectorAttributes (authorization/v1/types.go)
     {"rawSelector", kString, kOmitEmpty, -1},  // RawSelector string json:"rawSelector,omitempty"
-    {"requirements", kSlice, kOmitEmpty, 306},  // Requirements []metav1.FieldSelectorRequirement json:"requirements,omitempty"
+    {"requirements", kSlice, kOmitEmpty, 309},  // Requirements []metav1.FieldSelectorRequirement json:"requirements,omitempty"
     // meta/v1.FieldSelectorRequirement (pkg/apis/meta/v1/types.go)
     {"key", kString, kNone, -1},  // Key string json:"key"
     {"operator", kString, kNone, -1},  // Operator FieldSelectorOperator json:"operator"
@@ -1726,15 +1740,15 @@ constexpr Field kFields[] = {
     {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
     {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
     {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
-    {"spec", kStruct, kNone, 311},  // Spec SelfSubjectRulesReviewSpec json:"spec"
-    {"status", kStruct, kOmitEmpty, 312},  // Status SubjectRulesReviewStatus json:"status,omitempty"
+    {"spec", kStruct, kNone, 314},  // Spec SelfSubjectRulesReviewSpec json:"spec"
+    {"status", kStruct, kOmitEmpty, 315},  // Status SubjectRulesReviewStatus json:"status,omitempty"
     // authorization/v1.SelfSubjectRulesReviewSpec (authorization/v1/types.go)
     {"namespace", kString, kOmitEmpty, -1},  // Namespace string json:"namespace,omitempty"
     // authorization/v1.SubjectRulesReviewStatus (authorization/v1/types.go)
     {"evaluationError", kString, kOmitEmpty, -1},  // EvaluationError string json:"evaluationError,omitempty"
     {"incomplete", kBool, kNone, -1},  // Incomplete bool json:"incomplete"
-    {"nonResourceRules", kSlice, kNone, 314},  // NonResourceRules []NonResourceRule json:"nonResourceRules"
-    {"resourceRules", kSlice, kNone, 313},  // ResourceRules []ResourceRule json:"resourceRules"
+    {"nonResourceRules", kSlice, kNone, 317},  // NonResourceRules []NonResourceRule json:"nonResourceRules"
+    {"resourceRules", kSlice, kNone, 316},  // ResourceRules []ResourceRule json:"resourceRules"
     // authorization/v1.ResourceRule (authorization/v1/types.go)
     {"apiGroups", kSlice, kOmitEmpty, -1},  // APIGroups []string json:"apiGroups,omitempty"
     {"resourceNames", kSlice, kOmitEmpty, -1},  // ResourceNames []string json:"resourceNames,omitempty"
@@ -1743,6 +1757,19 @@ constexpr Field kFields[] = {
     // authorization/v1.NonResourceRule (authorization/v1/types.go)
     {"nonResourceURLs", kSlice, kOmitEmpty, -1},  // NonResourceURLs []string json:"nonResourceURLs,omitempty"
     {"verbs", kSlice, kNone, -1},  // Verbs []string json:"verbs"
+    // authorization/v1.SubjectAccessReview (authorization/v1/types.go)
+    {"apiVersion", kString, kOmitEmpty, -1},  // APIVersion string json:"apiVersion,omitempty"
+    {"kind", kString, kOmitEmpty, -1},  // Kind string json:"kind,omitempty"
+    {"metadata", kStruct, kOmitEmpty, 1},  // ObjectMeta metav1.ObjectMeta json:"metadata,omitempty"
+    {"spec", kStruct, kNone, 319},  // Spec SubjectAccessReviewSpec json:"spec"
+    {"status", kStruct, kOmitEmpty, 312},  // Status SubjectAccessReviewStatus json:"status,omitempty"
+    // authorization/v1.SubjectAccessReviewSpec (authorization/v1/types.go)
+    {"extra", kMap, kOmitEmpty, -1},  // Extra map[string]ExtraValue json:"extra,omitempty"
+    {"groups", kSlice, kOmitEmpty, -1},  // Groups []string json:"groups,omitempty"
+    {"nonResourceAttributes", kPointer, kOmitEmpty, 311},  // NonResourceAttributes *NonResourceAttributes json:"nonResourceAttributes,omitempty"
+    {"resourceAttributes", kPointer, kOmitEmpty, 307},  // ResourceAttributes *ResourceAttributes json:"resourceAttributes,omitempty"
+    {"uid", kString, kOmitEmpty, -1},  // UID string json:"uid,omitempty"
+    {"user", kString, kOmitEmpty, -1},  // User string json:"user,omitempty"
 };
 
 }  // namespace
@@ -2050,19 +2077,24 @@ constexpr Type kTypes[] = {
     {"authentication/v1.SelfSubjectReview", {kFields + 1363, 4}},
     {"authentication/v1.SelfSubjectReviewStatus", {kFields + 1367, 1}},
     {"authentication/v1.UserInfo", {kFields + 1368, 4}},
-    {"authorization/v1.SelfSubjectAccessReview", {kFields + 1372, 5}},
-    {"authorization/v1.SelfSubjectAccessReviewSpec", {kFields + 1377, 2}},
-    {"authorization/v1.ResourceAttributes", {kFields + 1379, 9}},
-    {"authorization/v1.FieldSelectorAttributes", {kFields + 1388, 2}},
-    {"meta/v1.FieldSelectorRequirement", {kFields + 1390, 3}},
-    {"authorization/v1.LabelSelectorAttributes", {kFields + 1393, 2}},
-    {"authorization/v1.NonResourceAttributes", {kFields + 1395, 2}},
-    {"authorization/v1.SubjectAccessReviewStatus", {kFields + 1397, 4}},
-    {"authorization/v1.SelfSubjectRulesReview", {kFields + 1401, 5}},
-    {"authorization/v1.SelfSubjectRulesReviewSpec", {kFields + 1406, 1}},
-    {"authorization/v1.SubjectRulesReviewStatus", {kFields + 1407, 4}},
-    {"authorization/v1.ResourceRule", {kFields + 1411, 4}},
-    {"authorization/v1.NonResourceRule", {kFields + 1415, 2}},
+    {"authentication/v1.TokenReview", {kFields + 1372, 5}},
+    {"authentication/v1.TokenReviewSpec", {kFields + 1377, 2}},
+    {"authentication/v1.TokenReviewStatus", {kFields + 1379, 4}},
+    {"authorization/v1.SelfSubjectAccessReview", {kFields + 1383, 5}},
+    {"authorization/v1.SelfSubjectAccessReviewSpec", {kFields + 1388, 2}},
+    {"authorization/v1.ResourceAttributes", {kFields + 1390, 9}},
+    {"authorization/v1.FieldSelectorAttributes", {kFields + 1399, 2}},
+    {"meta/v1.FieldSelectorRequirement", {kFields + 1401, 3}},
+    {"authorization/v1.LabelSelectorAttributes", {kFields + 1404, 2}},
+    {"authorization/v1.NonResourceAttributes", {kFields + 1406, 2}},
+    {"authorization/v1.SubjectAccessReviewStatus", {kFields + 1408, 4}},
+    {"authorization/v1.SelfSubjectRulesReview", {kFields + 1412, 5}},
+    {"authorization/v1.SelfSubjectRulesReviewSpec", {kFields + 1417, 1}},
+    {"authorization/v1.SubjectRulesReviewStatus", {kFields + 1418, 4}},
+    {"authorization/v1.ResourceRule", {kFields + 1422, 4}},
+    {"authorization/v1.NonResourceRule", {kFields + 1426, 2}},
+    {"authorization/v1.SubjectAccessReview", {kFields + 1428, 5}},
+    {"authorization/v1.SubjectAccessReviewSpec", {kFields + 1433, 6}},
 };
 
 constexpr Root kRoots[] = {
@@ -2097,8 +2129,10 @@ constexpr Root kRoots[] = {
     {"rbac.authorization.k8s.io", "v1", "ClusterRoleBinding", 294},
     {"authentication.k8s.io", "v1", "TokenRequest", 295},
     {"authentication.k8s.io", "v1", "SelfSubjectReview", 299},
-    {"authorization.k8s.io", "v1", "SelfSubjectAccessReview", 302},
-    {"authorization.k8s.io", "v1", "SelfSubjectRulesReview", 310},
+    {"authentication.k8s.io", "v1", "TokenReview", 302},
+    {"authorization.k8s.io", "v1", "SelfSubjectAccessReview", 305},
+    {"authorization.k8s.io", "v1", "SelfSubjectRulesReview", 313},
+    {"authorization.k8s.io", "v1", "SubjectAccessReview", 318},
 };
 
 // Constant-initialised: usable from any static initialiser.

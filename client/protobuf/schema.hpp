@@ -85,7 +85,9 @@ extern const MessageSpec kService;  // (schemas_service_rbac.cpp)
 extern const MessageSpec kDeployment;
 // authentication.k8s.io/v1, authorization.k8s.io/v1 (schemas_auth.cpp)
 extern const MessageSpec kTokenRequest;
+extern const MessageSpec kTokenReview;
 extern const MessageSpec kSelfSubjectReview;
+extern const MessageSpec kSubjectAccessReview;
 extern const MessageSpec kSelfSubjectAccessReview;
 extern const MessageSpec kSelfSubjectRulesReview;
 // policy/v1 (schemas_apps.cpp)

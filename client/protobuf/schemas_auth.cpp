@@ -1,5 +1,5 @@
-// authentication.k8s.io/v1 TokenRequest and SelfSubjectReview, and authorization.k8s.io/v1
-// SelfSubjectAccessReview and SelfSubjectRulesReview
+// authentication.k8s.io/v1 TokenRequest, TokenReview and SelfSubjectReview, and
+// authorization.k8s.io/v1 SubjectAccessReview, SelfSubjectAccessReview and SelfSubjectRulesReview
 // (k8s.io/api/authentication/v1 and authorization/v1 generated.proto).
 #include "client/protobuf/schema.hpp"
 
@@ -43,6 +43,26 @@ constexpr FieldSpec kUserInfoFields[] = {
     scalar(3, "groups", K::kString, kRepeated),
 };
 const MessageSpec kUserInfo{"UserInfo", kUserInfoFields};
+
+constexpr FieldSpec kTokenReviewSpecFields[] = {
+    scalar(1, "token", K::kString),
+    scalar(2, "audiences", K::kString, kRepeated),
+};
+const MessageSpec kTokenReviewSpec{"TokenReviewSpec", kTokenReviewSpecFields};
+
+constexpr FieldSpec kTokenReviewStatusFields[] = {
+    scalar(1, "authenticated", K::kBool),
+    message(2, "user", kUserInfo),
+    scalar(3, "error", K::kString),
+    scalar(4, "audiences", K::kString, kRepeated),
+};
+const MessageSpec kTokenReviewStatus{"TokenReviewStatus", kTokenReviewStatusFields};
+
+constexpr FieldSpec kTokenReviewFields[] = {
+    message(1, "metadata", kObjectMeta),
+    message(2, "spec", kTokenReviewSpec),
+    message(3, "status", kTokenReviewStatus),
+};
 
 constexpr FieldSpec kSelfSubjectReviewStatusFields[] = {
     message(1, "userInfo", kUserInfo),
@@ -119,6 +139,23 @@ constexpr FieldSpec kSelfSubjectAccessReviewFields[] = {
     message(3, "status", kSubjectAccessReviewStatus),
 };
 
+// SubjectAccessReviewSpec.extra (map<string, ExtraValue>, 5) is not covered, as UserInfo's.
+constexpr FieldSpec kSubjectAccessReviewSpecFields[] = {
+    message(1, "resourceAttributes", kResourceAttributes),
+    message(2, "nonResourceAttributes", kNonResourceAttributes),
+    scalar(3, "user", K::kString),
+    scalar(4, "groups", K::kString, kRepeated),
+    scalar(6, "uid", K::kString),
+};
+const MessageSpec kSubjectAccessReviewSpec{"SubjectAccessReviewSpec",
+                                           kSubjectAccessReviewSpecFields};
+
+constexpr FieldSpec kSubjectAccessReviewFields[] = {
+    message(1, "metadata", kObjectMeta),
+    message(2, "spec", kSubjectAccessReviewSpec),
+    message(3, "status", kSubjectAccessReviewStatus),
+};
+
 // kubectl auth can-i --list sends a status too (resourceRules = 1, ...); a request's status is
 // ignored, so only metadata and spec are read.
 constexpr FieldSpec kSelfSubjectRulesReviewSpecFields[] = {
@@ -135,7 +172,9 @@ constexpr FieldSpec kSelfSubjectRulesReviewFields[] = {
 }  // namespace
 
 const MessageSpec kTokenRequest{"TokenRequest", kTokenRequestFields};
+const MessageSpec kTokenReview{"TokenReview", kTokenReviewFields};
 const MessageSpec kSelfSubjectReview{"SelfSubjectReview", kSelfSubjectReviewFields};
+const MessageSpec kSubjectAccessReview{"SubjectAccessReview", kSubjectAccessReviewFields};
 const MessageSpec kSelfSubjectAccessReview{"SelfSubjectAccessReview",
                                            kSelfSubjectAccessReviewFields};
 const MessageSpec kSelfSubjectRulesReview{"SelfSubjectRulesReview", kSelfSubjectRulesReviewFields};

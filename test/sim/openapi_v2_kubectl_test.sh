@@ -32,6 +32,13 @@ out=$(k explain deployment.spec.nosuchfield --output=plaintext-openapiv2 2>&1) &
   fail "an unknown field was explained: $out"
 expect "an unknown field" 'field "nosuchfield" does not exist' "$out"
 
+# The reviews the secure metrics endpoint sends (kubebuilder's authn/authz filter).
+out=$(k explain tokenreview.spec 2>&1) || fail "explain tokenreview.spec: $out"
+expect "TokenReview's spec" "audiences	<[]string>" "$out"
+out=$(k explain subjectaccessreview.spec.nonResourceAttributes 2>&1) ||
+  fail "explain subjectaccessreview: $out"
+expect "SubjectAccessReview's non-resource attributes" "path	<string>" "$out"
+
 # A kind without a protobuf table still has its definition (type and object metadata).
 out=$(k explain statefulset --output=plaintext-openapiv2 2>&1) || fail "explain statefulset: $out"
 expect "a kind without a table" "metadata	<Object>" "$out"
