@@ -95,6 +95,26 @@ def check_namespaced(checks):
                  "namespaced: nodes stay readable cluster-wide")
 
 
+def check_metrics_network_policy(checks):
+    """The metrics-network-policy component is the chart's metrics.networkPolicy: the same rules,
+    selecting the operator's pods."""
+    objs = shiplib.kustomize_with("metrics-network-policy")
+    policy = find(objs, "NetworkPolicy", "replica-guard-allow-metrics-traffic", NAMESPACE)
+    checks.equal(len(policy), 1, "metrics-network-policy: NetworkPolicies")
+    if len(policy) != 1:
+        return
+    pod_labels = one(objs, "Deployment")["spec"]["template"]["metadata"]["labels"]
+    selector = policy[0]["spec"]["podSelector"]["matchLabels"]
+    checks.check(selector.items() <= pod_labels.items(),
+                 f"metrics-network-policy: {selector} selects the operator's pods {pod_labels}")
+    chart = shiplib.helm_template(sets=["metrics.networkPolicy.enabled=true"])
+    chart_policy = [o for o in chart if o["kind"] == "NetworkPolicy"]
+    checks.equal(len(chart_policy), 1, "chart: NetworkPolicies with metrics.networkPolicy.enabled")
+    if len(chart_policy) == 1:
+        checks.equal(policy[0]["spec"]["ingress"], chart_policy[0]["spec"]["ingress"],
+                     "metrics-network-policy: the chart's ingress rules")
+
+
 def check_own_overlay(checks):
     """The README's way for users: their own overlay with manifests/ as a resource, the
     namespaced component, and another image."""
@@ -146,6 +166,7 @@ def main():
     check_apply_paths(checks)
     check_objects(checks)
     check_namespaced(checks)
+    check_metrics_network_policy(checks)
     check_own_overlay(checks)
     check_versions(checks)
     check_dockerfile(checks)
