@@ -312,11 +312,13 @@ def check_flags(checks):
         "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s",
         "--leader-elect-retry-period=4s", "--namespace=prod",
         "--deployment-selector=app.kubernetes.io/part-of=shop", "--workers=6",
-        "--sync-period=1h", "--watch-list=false", "--kube-api-qps=20", "--kube-api-burst=40",
+        "--sync-period=1h", "--graceful-shutdown-timeout=50s", "--watch-list=false",
+        "--kube-api-qps=20", "--kube-api-burst=40",
         "--node-grace-period=45s", "--node-lease-grace=24s", "--scale-down-delay=2m", "--default-max-surge=2",
         "--max-unhealthy-node-fraction=0.4", "--max-total-surge=20", "--log-format=text", "-vv",
         "--some-future-flag=1"], "everything: flags")
     checks.equal(deployment["spec"]["replicas"], 3, "everything: replicas")
+    checks.equal(spec["terminationGracePeriodSeconds"], 60, "everything: terminationGracePeriodSeconds")
     checks.equal(spec["serviceAccountName"], "guard", "everything: ServiceAccount")
     checks.equal(one(objs, "ServiceAccount")["metadata"]["name"], "guard", "everything: ServiceAccount name")
     checks.equal(spec["priorityClassName"], "system-cluster-critical", "everything: priorityClassName")
