@@ -23,12 +23,6 @@ constexpr std::size_t kMaxDisruptedPods = 2000;
 constexpr std::string_view kCannotEvict =
     "Cannot evict pod as it would violate the pod's disruption budget.";
 
-const ResourceType& type_of(std::string_view group, std::string_view resource) {
-  const auto* type = ResourceTable::builtin().find(group, "v1", resource);
-  if (type == nullptr) throw std::logic_error("kube-sim: no type " + std::string(resource));
-  return *type;
-}
-
 ApiError too_many_requests(int retry_after_seconds, std::string cause) {
   client::Status status;
   status.status = "Failure";
@@ -60,11 +54,8 @@ json::object status_json(const client::Status& status) {
 bool pod_ready(const json::object& pod) {
   const auto* status = find_object(pod, "status");
   const auto* conditions = status != nullptr ? find_array(*status, "conditions") : nullptr;
-  if (conditions != nullptr)
-    for (const auto& c : *conditions)
-      if (c.is_object() && string_at(c.get_object(), "type") == "Ready")
-        return string_at(c.get_object(), "status") == "True";
-  return false;
+  const auto* ready = conditions != nullptr ? find_condition(*conditions, "Ready") : nullptr;
+  return ready != nullptr && string_at(*ready, "status") == "True";
 }
 
 std::int64_t status_int(const json::object& budget, std::string_view key) {
@@ -75,7 +66,8 @@ std::int64_t status_int(const json::object& budget, std::string_view key) {
 // The budgets of the pod's namespace whose (non-empty) selector matches its labels.
 std::vector<ObjectPtr> budgets_of(Store& store, const StoredObject& pod) {
   std::vector<ObjectPtr> matching;
-  const auto budgets = store.list(type_of("policy", "poddisruptionbudgets"), pod.namespace_);
+  const auto budgets = store.list(
+      ResourceTable::builtin_type("policy", "v1", "poddisruptionbudgets"), pod.namespace_);
   for (const auto& item : budgets->items) {
     const auto budget = item->parse();
     const auto* spec = find_object(budget, "spec");
@@ -105,7 +97,7 @@ json::object evict(Registry& registry, Store& store, std::string_view namespace_
   if (orphan.value_or(false)) options.propagation_policy = "Orphan";
   options.dry_run = options.dry_run || dry_run;
 
-  const auto& pods = type_of("", "pods");
+  const auto& pods = ResourceTable::builtin_type("", "v1", "pods");
   const auto stored = registry.read(pods, namespace_, name);
   const auto pod = stored->parse();
   const auto* pod_status = find_object(pod, "status");
@@ -152,7 +144,8 @@ json::object evict(Registry& registry, Store& store, std::string_view namespace_
     } else {
       // checkAndDecrement, atomically with the budget's current state.
       store.update(
-          type_of("policy", "poddisruptionbudgets"), budget.namespace_, budget.name,
+          ResourceTable::builtin_type("policy", "v1", "poddisruptionbudgets"), budget.namespace_,
+          budget.name,
           [&](const StoredObject&, json::object object) {
             const auto generation = int_at(object_at(object, "metadata"), "generation");
             auto& status = object_at(object, "status");

@@ -1,6 +1,8 @@
 // Kubernetes JSON field helpers (see json_fields.hpp).
 #include "sim/json_fields.hpp"
 
+#include <utility>
+
 namespace rg::sim {
 namespace json = boost::json;
 
@@ -38,6 +40,17 @@ std::int64_t int_at(const json::object& object, std::string_view key, std::int64
   if (value->is_uint64()) return static_cast<std::int64_t>(value->get_uint64());
   if (value->is_double()) return static_cast<std::int64_t>(value->get_double());
   return fallback;
+}
+
+const json::object* find_condition(const json::array& conditions, std::string_view type) {
+  for (const auto& condition : conditions)
+    if (const auto* object = condition.if_object(); object && string_at(*object, "type") == type)
+      return object;
+  return nullptr;
+}
+
+json::object* find_condition(json::array& conditions, std::string_view type) {
+  return const_cast<json::object*>(find_condition(std::as_const(conditions), type));
 }
 
 }  // namespace rg::sim

@@ -26,4 +26,9 @@ std::string string_at(const boost::json::object& object, std::string_view key);
 std::int64_t int_at(const boost::json::object& object, std::string_view key,
                     std::int64_t fallback = 0);
 
+/// The condition of `type` in `conditions` (status.conditions of a pod, a node, ...), or null.
+const boost::json::object* find_condition(const boost::json::array& conditions,
+                                          std::string_view type);
+boost::json::object* find_condition(boost::json::array& conditions, std::string_view type);
+
 }  // namespace rg::sim

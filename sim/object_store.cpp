@@ -165,15 +165,14 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
   // NamespaceLifecycle admission, atomically with a namespace's deletion (one lock): nothing new
   // in a namespace being terminated or deleted, from the simulated controllers (which write the
   // store directly; a ReplicaSet's controller may still act on its cache) as from API requests.
-  static const ResourceType* const namespaces =
-      ResourceTable::builtin().find("", "v1", "namespaces");
+  static const ResourceType& namespaces = ResourceTable::builtin_type("", "v1", "namespaces");
   if (type.namespaced) {
-    if (deleted_namespaces_.contains(ns)) throw errors::not_found(*namespaces, ns);
-    if (const auto* namespaces_state = find_state(*namespaces))
+    if (deleted_namespaces_.contains(ns)) throw errors::not_found(namespaces, ns);
+    if (const auto* namespaces_state = find_state(namespaces))
       if (auto owner = namespaces_state->objects.find(object_key("", ns));
           owner && owner->body.find("\"deletionTimestamp\"") != std::string::npos)
         throw errors::namespace_terminating(type, name, ns);
-  } else if (&type.stored() == namespaces && !dry_run) {
+  } else if (&type.stored() == &namespaces && !dry_run) {
     deleted_namespaces_.erase(name);
   }
   if (!type.namespaced) metadata.erase("namespace");

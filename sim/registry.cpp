@@ -177,6 +177,10 @@ void Registry::prepare_create(const ResourceType& type, std::string_view namespa
       throw errors::bad_request(
           "the namespace of the provided object does not match the namespace sent on the request");
     metadata["namespace"] = namespace_;
+    // NamespaceLifecycle for API requests: a namespace that never existed is NotFound here.
+    // Store::create checks a terminating or deleted namespace again, atomically with its deletion
+    // and for every writer (the simulated controllers too). Unlike the API server, which runs
+    // validating admission after the strategy's validation, this answers before validation.
     const auto* namespaces = table_.find("", "v1", "namespaces");
     auto ns = store_.get(*namespaces, "", namespace_);
     if (!ns) throw errors::not_found(*namespaces, namespace_);

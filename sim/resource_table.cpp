@@ -5,6 +5,8 @@
 #include "sim/wire_form.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 namespace rg::sim {
@@ -214,6 +216,14 @@ ResourceTable::ResourceTable(std::vector<ResourceType> types) : types_(std::move
     if (!type.storage_version.empty())
       type.storage =
           find(type.storage_group.value_or(type.group), type.storage_version, type.resource);
+}
+
+const ResourceType& ResourceTable::builtin_type(std::string_view group, std::string_view version,
+                                                std::string_view resource) {
+  const auto* type = builtin().find(group, version, resource);
+  if (type == nullptr)
+    throw std::logic_error("kube-sim: the resource table lacks " + std::string(resource));
+  return *type;
 }
 
 const ResourceType* ResourceTable::find(std::string_view group, std::string_view version,

@@ -80,6 +80,9 @@ class ResourceTable {
  public:
   /// The built-in resources of a Kubernetes 1.35 API server that kube-sim covers.
   static const ResourceTable& builtin();
+  /// A built-in resource that kube-sim's own code names; its absence is a bug (std::logic_error).
+  static const ResourceType& builtin_type(std::string_view group, std::string_view version,
+                                          std::string_view resource);
 
   explicit ResourceTable(std::vector<ResourceType> types);
 

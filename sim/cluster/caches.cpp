@@ -7,12 +7,8 @@ namespace rg::sim::cluster {
 
 const ResourceTypes& ResourceTypes::builtin() {
   static const ResourceTypes types = [] {
-    const auto& table = ResourceTable::builtin();
-    auto find = [&](std::string_view group, std::string_view resource) -> const ResourceType& {
-      const auto* type = table.find(group, "v1", resource);
-      if (type == nullptr)
-        throw std::logic_error("sim cluster: the resource table lacks " + std::string(resource));
-      return *type;
+    auto find = [](std::string_view group, std::string_view resource) -> const ResourceType& {
+      return ResourceTable::builtin_type(group, "v1", resource);
     };
     return ResourceTypes{find("", "pods"),
                          find("", "nodes"),

@@ -25,12 +25,7 @@ namespace {
 constexpr auto kDeletionTimeout = std::chrono::minutes(2);
 
 const ResourceType& budgets_type() {
-  static const ResourceType& type = []() -> const ResourceType& {
-    const auto* found = ResourceTable::builtin().find("policy", "v1", "poddisruptionbudgets");
-    if (found == nullptr) throw std::logic_error("sim cluster: no poddisruptionbudgets type");
-    return *found;
-  }();
-  return type;
+  return ResourceTable::builtin_type("policy", "v1", "poddisruptionbudgets");
 }
 
 // The pods of `namespace_` (cache keys are "namespace/name", sorted).

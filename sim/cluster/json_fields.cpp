@@ -1,4 +1,4 @@
-// Kubernetes JSON field helpers (see json_fields.hpp).
+// Condition writes and timestamps (see json_fields.hpp).
 #include "sim/cluster/json_fields.hpp"
 
 #include <chrono>
@@ -8,17 +8,6 @@
 
 namespace rg::sim::cluster {
 namespace json = boost::json;
-
-const json::object* find_condition(const json::array& conditions, std::string_view type) {
-  for (const auto& condition : conditions)
-    if (const auto* object = condition.if_object(); object && string_at(*object, "type") == type)
-      return object;
-  return nullptr;
-}
-
-json::object* find_condition(json::array& conditions, std::string_view type) {
-  return const_cast<json::object*>(find_condition(std::as_const(conditions), type));
-}
 
 bool set_condition(json::array& conditions, std::string_view type, std::string_view status,
                    std::string_view reason, std::string_view message, std::string_view now) {

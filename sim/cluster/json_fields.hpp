@@ -1,5 +1,5 @@
-// Conditions keyed by type and the two timestamp formats, for the simulated cluster's
-// controllers (field readers and writers are in sim/json_fields.hpp).
+// Condition writes and the two timestamp formats, for the simulated cluster's controllers
+// (field and condition readers are in sim/json_fields.hpp).
 #pragma once
 
 #include <boost/json/array.hpp>
@@ -11,11 +11,6 @@
 #include "sim/json_fields.hpp"
 
 namespace rg::sim::cluster {
-
-/// The condition of `type` in `conditions`, or null.
-const boost::json::object* find_condition(const boost::json::array& conditions,
-                                          std::string_view type);
-boost::json::object* find_condition(boost::json::array& conditions, std::string_view type);
 
 /// Sets status/reason/message of the condition `type` (appending it when absent). Moves
 /// lastTransitionTime to `now` only when the status changes, as every Kubernetes component
