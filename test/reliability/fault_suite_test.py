@@ -18,7 +18,7 @@ grows by less than RSS_GROWTH_KIB from the end of the first sync to the end. Exi
 kubectl.
 
 Usage: fault_suite_test.py BUILD_DIR [--stall SECONDS] [--restart SECONDS] [--cycles N]
-The soak, outside CI: fault_suite_test.py BUILD_DIR --cycles 60 (over an hour of faults)."""
+The soak, outside CI: fault_suite_test.py BUILD_DIR --cycles 70 (over an hour of faults)."""
 import argparse
 import random
 import sys
@@ -76,7 +76,7 @@ def main():
     parser.add_argument("--restart", type=float, default=3.0, help="seconds the API server is down")
     parser.add_argument("--cycles", type=int, default=1,
                         help="errors, stall and restart phases in turn, this many times (the soak: "
-                             "--cycles 60 runs over an hour)")
+                             "--cycles 70 runs over an hour)")
     args = parser.parse_args()
     rng = random.Random(19)
     checks = Checks("fault_suite_test.py")
@@ -128,6 +128,7 @@ def main():
         flip_errors()
         for w in workers:
             w.start()
+        faults_started = time.monotonic()
         for cycle in range(args.cycles):
             time.sleep(PHASE)  # the errors phase runs for this long: the faults are the test's input
             sim.admin("POST", "/sim/faults/stall", seconds=args.stall)
@@ -144,6 +145,7 @@ def main():
         for node in nodes:
             sim.kubelet(node, "start")
         faults_ended = time.monotonic()
+        lasted = faults_ended - faults_started
         checks.eventually(f"every Deployment converges within {CONVERGE:g}s of the faults' end",
                           lambda: converged(sim), CONVERGE)
         took = time.monotonic() - faults_ended
@@ -162,7 +164,7 @@ def main():
         print(report.summary())
         print(f"faults injected: 30% 503/429 with Retry-After for {args.cycles} x {PHASE:g}s, latency 40-200 ms, "
               + ", ".join(f"{k}: {v}" for k, v in injected.items())
-              + f"; converged {took:.1f}s after the faults ended")
+              + f"; faults for {lasted / 60:.1f} min, converged {took:.1f}s after they ended")
         checks.check("the operator wrote during the faults", report.deployment_writes > DEPLOYMENTS,
                      report.summary())
         checks.check("no write broke an invariant", not report.violations,
