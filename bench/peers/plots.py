@@ -19,7 +19,8 @@ def _series(results, client, value):
     return [r["pods"] for r in runs], [value(r) for r in runs]
 
 
-def _plot(results, path, title, ylabel, value, log_y=True):
+def _plot(results, path, title, ylabel, value, dashed=None):
+    """One figure: `value` of each run as a line per client, and `dashed` (if given) beside it."""
     figure, axes = plt.subplots(figsize=(7, 4.2), dpi=110)
     for client in results["clients"]:
         pods, values = _series(results, client, value)
@@ -27,12 +28,14 @@ def _plot(results, path, title, ylabel, value, log_y=True):
             continue
         color, marker = STYLE.get(client, ("#444444", "o"))
         axes.plot(pods, values, marker=marker, color=color, label=client)
+        if dashed:
+            axes.plot(pods, _series(results, client, dashed)[1], marker=marker, color=color,
+                      linestyle="--", alpha=0.6, markerfacecolor="none")
     axes.set_xscale("log")
     axes.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x / 1000:g}k"))
     axes.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     axes.set_xticks(sorted({r["pods"] for r in results["runs"]}))
-    if log_y:
-        axes.set_yscale("log")
+    axes.set_yscale("log")
     axes.set_xlabel("pods in the cluster (realistic, "
                     f"{results.get('pod_json_bytes', 0) / 1000:.1f} KB of JSON each)")
     axes.set_ylabel(ylabel)
@@ -51,7 +54,8 @@ def draw_plots(results, directory):
     os.makedirs(directory, exist_ok=True)
     return [
         _plot(results, os.path.join(directory, "peers-sync.png"), "Time to synced (informer cache full)",
-              "seconds (wall)", lambda r: r["synced_seconds"]),
+              "seconds: wall (solid), CPU (dashed)", lambda r: r["synced_seconds"],
+              dashed=lambda r: r["synced_cpu_seconds"]),
         _plot(results, os.path.join(directory, "peers-memory.png"), "Peak memory of the client process",
               "peak RSS, MiB", lambda r: r["rss_peak_mib"]),
         _plot(results, os.path.join(directory, "peers-updates.png"),
