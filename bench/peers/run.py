@@ -20,6 +20,7 @@ Usage: bench/peers/run.py [--build-dir build] [--pods 1000,10000,50000,100000,15
 Needs kubectl (scripts/setup.sh --tools), Node.js with @kubernetes/client-node in
 --client-node-dir (default .tools/node) and Debian's python3-kubernetes for /usr/bin/python3."""
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -234,6 +235,8 @@ def missing_tools(args):
     if "python3-kubernetes" in args.clients and subprocess.run(
             ["/usr/bin/python3", "-c", "import kubernetes"], capture_output=True).returncode != 0:
         missing.append("python3-kubernetes for /usr/bin/python3 (scripts/setup.sh)")
+    if args.plots and importlib.util.find_spec("matplotlib") is None:
+        missing.append("python3-matplotlib for --plots (scripts/setup.sh --tools)")
     return missing
 
 
@@ -255,7 +258,7 @@ def main(argv):
         f.write(table)
     print(table)
     if args.plots:
-        from plots import draw_plots  # matplotlib only when asked for
+        from plots import draw_plots  # matplotlib only when asked for (missing_tools checked it)
         for path in draw_plots(results, args.plots):
             print(f"wrote {path}")
     return 1 if any(r.get("failed") for r in results["runs"]) else 0
