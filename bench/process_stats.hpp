@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstddef>
 #include <fstream>
+#include <string>
 
 namespace rg::bench {
 
@@ -40,6 +41,20 @@ inline std::size_t resident_bytes() {
   std::size_t resident = 0;
   statm >> total >> resident;
   return resident * static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+/// The peak resident set size so far (VmHWM), in bytes; 0 when /proc does not say.
+inline std::size_t peak_resident_bytes() {
+  std::ifstream status("/proc/self/status");
+  std::string field;
+  while (status >> field) {
+    if (field == "VmHWM:") {
+      std::size_t kib = 0;
+      status >> kib;
+      return kib * 1024;
+    }
+  }
+  return 0;
 }
 
 /// Bytes the process has allocated from malloc and not freed.

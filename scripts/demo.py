@@ -8,7 +8,9 @@ death each Deployment had its capacity back and its dead endpoints gone (the out
 comparison, scripts/outcome.py, for this one death).
 
 Timings are Kubernetes' own, compressed by --time-scale (default 0.1: ten times faster).
-Usage: scripts/demo.py BUILD_DIR [--time-scale 0.1]
+--plot PNG draws the observed timeline (serving replicas, Ready in the API and spec.replicas of
+each Deployment from the death on; scripts/timeline_plot.py, needs python3-matplotlib).
+Usage: scripts/demo.py BUILD_DIR [--time-scale 0.1] [--plot docs/img/node-failure-timeline.png]
 """
 import argparse
 import os
@@ -72,11 +74,34 @@ class Narrator:
         return False
 
 
+def plot(death, scale, path):
+    """Draws the death's observed timeline (the harness's watches have stopped) into `path` and
+    prints each setup's course, e.g. "serving 4->3->4"."""
+    import timeline_plot
+    timeline = outcome.real_seconds(death.timeline, scale)
+    timeline_plot.draw_timeline(timeline, NODES, path,
+                                title=f"The kubelet of one of {NODES} nodes dies (kube-sim, observed)")
+    print(f"wrote {path}")
+
+    def course(samples, field):
+        values = [s[field] for s in samples]
+        return "->".join(str(v) for i, v in enumerate(values) if i == 0 or v != values[i - 1])
+    for setup, samples in timeline.items():
+        print(f"timeline web-{setup}: serving {course(samples, 'serving')}, Ready in the API "
+              f"{course(samples, 'ready_in_api')}, spec.replicas {course(samples, 'replicas')}")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build_dir")
     parser.add_argument("--time-scale", type=float, default=0.1)
+    parser.add_argument("--plot", metavar="PNG", help="draw the observed timeline into this file")
     args = parser.parse_args()
+    if args.plot:
+        try:
+            import timeline_plot  # noqa: F401 -- fail before the demo runs, not after
+        except ImportError as e:
+            sys.exit(f"demo: --plot needs matplotlib ({e}); install python3-matplotlib (scripts/setup.sh)")
     scale = args.time_scale
     say(f"starting kube-sim: {NODES} nodes, Kubernetes' timings x{scale:g} (node-monitor grace "
         f"{50 * scale:g}s, default toleration {300 * scale:g}s)")
@@ -116,6 +141,8 @@ def main():
         print(outcome.table(rows))
         print("(capacity back: the desired Ready pods on live nodes again; dead endpoints: pods on the dead "
               "node still Ready in the API, so Services still route to them)")
+        if args.plot:
+            plot(death, scale, args.plot)
         missing = [s for s in outcome.SETUPS if s not in death.capacity_back or s not in death.endpoints_gone]
         if missing or not death.affected == set(outcome.SETUPS):
             print(f"demo: FAILED: not measured: {missing}; setups on the dead node: {sorted(death.affected)}")

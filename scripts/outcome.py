@@ -95,6 +95,9 @@ class Death:
         self.affected = set()
         self.capacity_back = {}
         self.endpoints_gone = {}
+        # setup -> [(seconds after the death, serving, Ready in the API, spec.replicas)], a sample
+        # whenever one of them changed, from the watches (Outcome._sample_timeline).
+        self.timeline = {}
 
     def observe(self, now, pods, dead_nodes):
         for setup in self.affected:
@@ -124,6 +127,7 @@ class Outcome:
         self.pods = {}       # namespace/name -> Pod
         self.by_group = {}   # group -> {key: Pod}
         self.replicas = {}   # guarded Deployment's name -> spec.replicas
+        self.spec_replicas = {}  # every setup's Deployment name -> spec.replicas
         self.surges = []     # (time, Deployment, spec.replicas) of every write above desired
         self.bindings = []   # (resourceVersion, pod key, setup, node) of every pod seen bound
         self.bound = set()   # the keys in self.bindings (a relist re-adds every pod)
@@ -176,6 +180,7 @@ class Outcome:
         for death in self.deaths:
             if death.group == group and not death.done():
                 death.observe(now, self.by_group.get(group, {}).values(), self.dead_nodes)
+        self._sample_timeline(group, now)
 
     def _apply_node(self, kind, obj, now):
         name, rv = obj["metadata"]["name"], int(obj["metadata"]["resourceVersion"])
@@ -197,13 +202,31 @@ class Outcome:
                     if any(start < rv < end for start, end in spans.get(node, ()))]
 
     def _apply_deployment(self, kind, obj, now):
+        name = obj["metadata"]["name"]
+        self.spec_replicas[name] = None if kind == "DELETED" else obj["spec"].get("replicas", 1)
+        self._sample_timeline(obj["metadata"].get("labels", {}).get(GROUP_LABEL), now)
         if obj["metadata"].get("labels", {}).get(SETUP_LABEL) != "replica-guard":
             return
-        name = obj["metadata"]["name"]
         replicas = None if kind == "DELETED" else obj["spec"].get("replicas", 1)
         if replicas is not None and replicas > self.nodes_per_group and replicas != self.replicas.get(name):
             self.surges.append((now, name, replicas))
         self.replicas[name] = replicas
+
+    def _sample_timeline(self, group, now):
+        """Appends to the timeline of each death of `group` (from its death on) every setup whose
+        serving replicas (Ready, not terminating, on a live node), Ready-in-the-API replicas (what
+        Services route to) or spec.replicas changed. Under the lock."""
+        for death in self.deaths:
+            if death.group != group or now < death.at:
+                continue
+            pods = self.by_group.get(group, {}).values()
+            for setup in self.setups:
+                mine = [p for p in pods if p.setup == setup and p.ready and not p.terminating]
+                sample = (sum(1 for p in mine if p.node not in self.dead_nodes), len(mine),
+                          self.spec_replicas.get(f"{group}-{setup}"))
+                series = death.timeline.setdefault(setup, [])
+                if not series or series[-1][1:] != sample:
+                    series.append((now - death.at, *sample))
 
     def _watch(self, path, apply, forget, synced):
         """Lists `path`, then watches it, calling apply(type, object, time) under the lock for
@@ -292,6 +315,7 @@ class Outcome:
             self.dead_nodes.add(victim)
             self.deaths.append(death)
             death.observe(time.monotonic(), pods, self.dead_nodes)
+            self._sample_timeline(group, at)
         return death
 
     def false_positive(self, group, cycles, grace=24, renew=10, late_by=2):
@@ -331,6 +355,7 @@ class Outcome:
         self.api.request("POST", f"/sim/kubelets/{death.victim}/start")
         with self.lock:
             self.dead_nodes.discard(death.victim)
+            self._sample_timeline(death.group, time.monotonic())
 
     def run_deaths(self, count, spacing, timeout, say=print):
         """Kills one node of each of `count` groups, `spacing` seconds plus a random part of the
@@ -400,6 +425,14 @@ def table(rows):
     return "\n".join(lines)
 
 
+def real_seconds(timeline, time_scale):
+    """A Death's timeline with its times in real-cluster seconds: setup -> [{"t", "serving",
+    "ready_in_api", "replicas"}]."""
+    return {setup: [{"t": t / time_scale, "serving": serving, "ready_in_api": ready, "replicas": replicas}
+                    for t, serving, ready, replicas in samples]
+            for setup, samples in timeline.items()}
+
+
 def dump(deaths, time_scale, path):
     """Every death's figures (real-cluster seconds) as JSON, for plots and later comparison."""
     with open(path, "w") as f:
@@ -407,5 +440,6 @@ def dump(deaths, time_scale, path):
                     "phase": None if d.phase is None else d.phase / time_scale,
                     "affected": sorted(d.affected),
                     "capacity_back": {s: v / time_scale for s, v in d.capacity_back.items()},
-                    "dead_endpoints": {s: v / time_scale for s, v in d.endpoints_gone.items()}}
+                    "dead_endpoints": {s: v / time_scale for s, v in d.endpoints_gone.items()},
+                    "timeline": real_seconds(d.timeline, time_scale)}
                    for d in deaths], f, indent=1)

@@ -9,7 +9,8 @@
 #                               clang-format for scripts/lint.sh, and the official Python
 #                               client (python3-kubernetes) and JavaScript client
 #                               (@kubernetes/client-node, pinned, into .tools/node) for the
-#                               real-client tests
+#                               real-client tests and bench/peers, and python3-matplotlib for
+#                               the plots (bench/peers, scripts/demo.py --plot)
 #   scripts/setup.sh --fuzz     also clang 14 and its libFuzzer runtime (the fuzz build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,7 +29,7 @@ packages=(g++ meson ninja-build cmake pkg-config python3 python3-yaml git ca-cer
   libboost1.81-dev libboost-json1.81-dev libyaml-cpp-dev prometheus-cpp-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev openssl)
 if (( want_tools )); then
-  packages+=(unzip buildah skopeo clang-format python3-kubernetes)
+  packages+=(unzip buildah skopeo clang-format python3-kubernetes python3-matplotlib)
   # A machine may already carry Node.js with its own npm (not Debian's npm package).
   command -v npm >/dev/null || packages+=(nodejs npm)
 fi
