@@ -3,7 +3,6 @@
 // dropped and transport failures retried, each counted.
 #include <doctest/doctest.h>
 
-#include <prometheus/registry.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/channel.hpp>
 #include <boost/asio/io_context.hpp>
@@ -20,7 +19,7 @@
 
 #include "client/record/event_broadcaster.hpp"
 #include "client/rest/api_error.hpp"
-#include "operator/event_metrics.hpp"
+#include "test/client/record/counting_metrics.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
@@ -104,8 +103,7 @@ void run(asio::io_context& io, std::function<asio::awaitable<void>()> work) {
 
 struct Fixture {
   asio::io_context io;
-  prometheus::Registry registry;
-  rg::op::EventMetrics metrics{registry};
+  rg::client::test::CountingMetrics metrics;
   FakeSink sink;
   std::chrono::system_clock::time_point clock{1'764'424'800s};  // 2025-11-29T14:00:00Z
 

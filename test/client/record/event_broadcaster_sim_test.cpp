@@ -1,9 +1,8 @@
-// The event broadcaster against a real API server (in-process kube-sim) through the operator's
+// The event broadcaster against a real API server (in-process kube-sim) through
 // RestEventSink: Events are stored as core/v1 Events, a repeat raises the stored count, and a
 // repeat of an Event deleted meanwhile (expired) is created again.
 #include <doctest/doctest.h>
 
-#include <prometheus/registry.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
@@ -15,8 +14,8 @@
 #include "client/record/event_broadcaster.hpp"
 #include "client/record/rest_event_sink.hpp"
 #include "client/rest/rest_client.hpp"
-#include "operator/event_metrics.hpp"
 #include "sim/server.hpp"
+#include "test/client/record/counting_metrics.hpp"
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -46,8 +45,7 @@ struct Fixture {
   rg::sim::Server server;
   rg::client::RestClient client{server.rest_config()};
   rg::client::RestEventSink sink{client};
-  prometheus::Registry registry;
-  rg::op::EventMetrics metrics{registry};
+  rg::client::test::CountingMetrics metrics;
   std::chrono::system_clock::time_point clock = std::chrono::system_clock::now();
 
   rg::client::EventBroadcasterConfig config() {
