@@ -1,13 +1,12 @@
 // The operator's writes through the API server: DeploymentWriter (annotation merge patches and
-// scale subresource patches, guarded by resourceVersion), EventSink (core/v1 Events) and LeaseLock
-// (coordination.k8s.io/v1 Leases), each a thin adapter over the RestClient.
+// scale subresource patches, guarded by resourceVersion), a thin adapter over the RestClient.
+// (Events and Leases have theirs in the library: client/record/rest_event_sink.hpp,
+// client/leaderelection/lease_lock.hpp.)
 #pragma once
 
 #include <string>
 
 #include "client/rest/rest_client.hpp"
-#include "operator/event_recorder.hpp"
-#include "operator/leader_election.hpp"
 #include "operator/reconciler.hpp"
 
 namespace rg::op {
@@ -24,31 +23,6 @@ class RestDeploymentWriter final : public DeploymentWriter {
 
  private:
   client::RestClient& client_;
-};
-
-class RestEventSink final : public EventSink {
- public:
-  explicit RestEventSink(client::RestClient& client) : client_(client) {}
-  boost::asio::awaitable<void> create(const client::Event& event) override;
-  boost::asio::awaitable<void> update_count(const client::Event& event) override;
-
- private:
-  client::RestClient& client_;
-};
-
-class RestLeaseLock final : public LeaseLock {
- public:
-  RestLeaseLock(client::RestClient& client, std::string namespace_, std::string name)
-      : client_(client), namespace_(std::move(namespace_)), name_(std::move(name)) {}
-  boost::asio::awaitable<std::optional<LeaseRecord>> get() override;
-  boost::asio::awaitable<void> create(const LeaseRecord& record) override;
-  boost::asio::awaitable<void> update(const LeaseRecord& record) override;
-  std::string describe() const override { return namespace_ + "/" + name_; }
-
- private:
-  client::RestClient& client_;
-  std::string namespace_;
-  std::string name_;
 };
 
 }  // namespace rg::op

@@ -10,6 +10,9 @@
 
 namespace rg::op {
 
+using client::EventDrop;
+using client::EventWrite;
+
 namespace {
 
 constexpr std::array kDrops{EventDrop::kInvalid,          EventDrop::kQueueFull,
@@ -20,24 +23,6 @@ std::size_t index_of(EventDrop reason) { return static_cast<std::size_t>(reason)
 std::size_t index_of(EventWrite verb) { return static_cast<std::size_t>(verb); }
 
 }  // namespace
-
-std::string_view to_string(EventDrop reason) {
-  switch (reason) {
-    case EventDrop::kInvalid:
-      return "invalid";
-    case EventDrop::kQueueFull:
-      return "queue_full";
-    case EventDrop::kSpamFilter:
-      return "spam_filter";
-    case EventDrop::kRejected:
-      return "rejected";
-    case EventDrop::kRetriesExhausted:
-      return "retries_exhausted";
-    case EventDrop::kShutdown:
-      return "shutdown";
-  }
-  return "unknown";
-}
 
 EventMetrics::EventMetrics(prometheus::Registry& registry) {
   auto& written = prometheus::BuildCounter()

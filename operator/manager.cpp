@@ -14,11 +14,14 @@
 #include <fstream>
 #include <random>
 
+#include "client/leaderelection/lease_lock.hpp"
 #include "client/model/deployment.hpp"
 #include "client/model/horizontal_pod_autoscaler.hpp"
 #include "client/model/lease.hpp"
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
+#include "client/record/event_broadcaster.hpp"
+#include "client/record/rest_event_sink.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/transport/cancellation.hpp"
@@ -28,11 +31,10 @@
 #include "operator/annotations.hpp"
 #include "operator/api_adapters.hpp"
 #include "operator/cache_indexes.hpp"
-#include "operator/event_broadcaster.hpp"
 #include "operator/event_handlers.hpp"
+#include "operator/event_metrics.hpp"
 #include "operator/hpa_lookup.hpp"
 #include "operator/http_server.hpp"
-#include "operator/leader_election.hpp"
 #include "operator/logging.hpp"
 #include "operator/metrics_text.hpp"
 #include "operator/node_lease_monitor.hpp"
@@ -111,7 +113,11 @@ struct Manager::Impl {
                         : nullptr),
         writer(client),
         event_sink(client),
-        events(event_sink, EventBroadcasterConfig{.instance = instance}, registry),
+        event_metrics(registry),
+        events(event_sink,
+               client::EventBroadcasterConfig{
+                   .component = "replica-guard", .instance = instance, .log = op::log},
+               &event_metrics),
         tainter(client, &events, options.taint_suspect_nodes, options.dry_run),
         marker(client, events, MarkerCaches{view_of(deployments), view_of(pods), hpa_for()},
                options.mark_suspect_pods_not_ready, options.dry_run),
@@ -121,10 +127,10 @@ struct Manager::Impl {
     if (options.metrics_secure && options.metrics_bind_address != "0")
       secure_metrics = std::make_unique<SecureMetrics>(options, client, registry);
     if (options.leader_elect) {
-      lease =
-          std::make_unique<RestLeaseLock>(client, lease_namespace(), options.leader_election_id);
-      elector = std::make_unique<LeaderElector>(
-          *lease, LeaderElectionConfig{
+      lease = std::make_unique<client::RestLeaseLock>(client, lease_namespace(),
+                                                      options.leader_election_id);
+      elector = std::make_unique<client::LeaderElector>(
+          *lease, client::LeaderElectionConfig{
                       .identity = instance,
                       .lease_duration = parse_duration(options.leader_elect_lease_duration),
                       .renew_deadline = parse_duration(options.leader_elect_renew_deadline),
@@ -530,13 +536,14 @@ struct Manager::Impl {
   Informers<HorizontalPodAutoscaler> hpas;            ///< none without --detect-hpa
   informer::SharedIndexInformer<Lease>* node_leases;  ///< null with --node-lease-grace=0
   RestDeploymentWriter writer;
-  RestEventSink event_sink;
-  EventBroadcaster events;
+  client::RestEventSink event_sink;
+  EventMetrics event_metrics;
+  client::EventBroadcaster events;
   SuspectNodeTainter tainter;
   SuspectPodMarker marker;
   Reconciler reconciler;
-  std::unique_ptr<RestLeaseLock> lease;
-  std::unique_ptr<LeaderElector> elector;
+  std::unique_ptr<client::RestLeaseLock> lease;
+  std::unique_ptr<client::LeaderElector> elector;
   std::unique_ptr<WriteFence> fence;              ///< with --leader-elect
   std::unique_ptr<SecureMetrics> secure_metrics;  ///< with --metrics-secure
   std::atomic<std::shared_ptr<Queue>> queue;

@@ -36,7 +36,7 @@ std::string describe(const ScalePlan& plan) {
 
 }  // namespace
 
-Reconciler::Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& events,
+Reconciler::Reconciler(Caches caches, DeploymentWriter& writer, client::EventRecorder& events,
                        OperatorMetrics* metrics, ReconcilerConfig config,
                        std::function<bool()> may_write)
     : caches_(std::move(caches)),

@@ -18,10 +18,10 @@
 #include "client/model/deployment.hpp"
 #include "client/model/node.hpp"
 #include "client/model/pod.hpp"
+#include "client/record/event_recorder.hpp"
 #include "informer/indexer.hpp"
 #include "operator/cache_indexes.hpp"
 #include "operator/cache_view.hpp"
-#include "operator/event_recorder.hpp"
 #include "operator/node_lease_monitor.hpp"
 #include "operator/operator_metrics.hpp"
 #include "operator/scale_plan.hpp"
@@ -81,7 +81,7 @@ bool surges_suppressed(const informer::Indexer<client::Node>& nodes, NodeLeaseMo
 
 class Reconciler {
  public:
-  Reconciler(Caches caches, DeploymentWriter& writer, EventRecorder& events,
+  Reconciler(Caches caches, DeploymentWriter& writer, client::EventRecorder& events,
              OperatorMetrics* metrics, ReconcilerConfig config, std::function<bool()> may_write);
 
   /// Reconciles "namespace/name" (taken by value: a coroutine must own its arguments). Never
@@ -99,7 +99,7 @@ class Reconciler {
 
   Caches caches_;
   DeploymentWriter& writer_;
-  EventRecorder& events_;
+  client::EventRecorder& events_;
   OperatorMetrics* metrics_;
   ReconcilerConfig config_;
   std::function<bool()> may_write_;

@@ -6,10 +6,10 @@
 #include <algorithm>
 
 #include "client/model/time.hpp"
+#include "client/record/event_recorder.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/transport/cancellation.hpp"
-#include "operator/event_recorder.hpp"
 #include "operator/logging.hpp"
 
 namespace rg::op {
@@ -42,7 +42,7 @@ bool is(const std::exception_ptr& failure, bool (*predicate)(const std::exceptio
 
 }  // namespace
 
-SuspectNodeTainter::SuspectNodeTainter(client::RestClient& client, EventRecorder* events,
+SuspectNodeTainter::SuspectNodeTainter(client::RestClient& client, client::EventRecorder* events,
                                        bool enabled, bool dry_run)
     : client_(client), events_(events), policy_{.enabled = enabled}, dry_run_(dry_run) {}
 

@@ -17,17 +17,17 @@
 #include "operator/suspect_node_taints.hpp"
 
 namespace rg::client {
+class EventRecorder;
 class RestClient;
-}
+}  // namespace rg::client
 
 namespace rg::op {
-
-class EventRecorder;
 
 class SuspectNodeTainter {
  public:
   /// `events` may be null (the cleanup mode records none).
-  SuspectNodeTainter(client::RestClient& client, EventRecorder* events, bool enabled, bool dry_run);
+  SuspectNodeTainter(client::RestClient& client, client::EventRecorder* events, bool enabled,
+                     bool dry_run);
 
   /// Brings every cached node's taint in line with the policy: `suspects` (sorted) from the
   /// NodeLeaseMonitor, `surges_suppressed` from the unhealthy node fraction. Failures are logged
@@ -46,7 +46,7 @@ class SuspectNodeTainter {
   boost::asio::awaitable<bool> apply(std::string node, bool add);
 
   client::RestClient& client_;
-  EventRecorder* events_;
+  client::EventRecorder* events_;
   TaintPolicy policy_;
   bool dry_run_;
   /// --dry-run: the changes last reported, so each is logged and recorded once, not every pass

@@ -7,13 +7,13 @@
 #include <map>
 
 #include "client/model/time.hpp"
+#include "client/record/event_recorder.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/transport/cancellation.hpp"
 #include "operator/cache_indexes.hpp"
 #include "operator/cluster_facts.hpp"
 #include "operator/event_handlers.hpp"
-#include "operator/event_recorder.hpp"
 #include "operator/logging.hpp"
 #include "operator/node_lease_monitor.hpp"
 
@@ -34,7 +34,7 @@ client::ObjectReference pod_reference(const PodMark& mark) {
 
 }  // namespace
 
-SuspectPodMarker::SuspectPodMarker(client::RestClient& client, EventRecorder& events,
+SuspectPodMarker::SuspectPodMarker(client::RestClient& client, client::EventRecorder& events,
                                    MarkerCaches caches, bool enabled, bool dry_run)
     : client_(client),
       events_(events),

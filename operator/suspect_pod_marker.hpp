@@ -20,12 +20,12 @@
 #include "operator/suspect_pod_marks.hpp"
 
 namespace rg::client {
+class EventRecorder;
 class RestClient;
-}
+}  // namespace rg::client
 
 namespace rg::op {
 
-class EventRecorder;
 class NodeLeaseMonitor;
 
 /// What the marker reads: Deployments (deployment_indexers) and Pods (pod_indexers).
@@ -39,7 +39,7 @@ struct MarkerCaches {
 
 class SuspectPodMarker {
  public:
-  SuspectPodMarker(client::RestClient& client, EventRecorder& events, MarkerCaches caches,
+  SuspectPodMarker(client::RestClient& client, client::EventRecorder& events, MarkerCaches caches,
                    bool enabled, bool dry_run);
 
   /// Marks the pods the policy picks among those on the monitor's suspect nodes now.
@@ -55,7 +55,7 @@ class SuspectPodMarker {
   boost::asio::awaitable<bool> write(PodMark mark);
 
   client::RestClient& client_;
-  EventRecorder& events_;
+  client::EventRecorder& events_;
   MarkerCaches caches_;
   MarkPolicy policy_;
   bool dry_run_;

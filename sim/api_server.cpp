@@ -244,6 +244,12 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
     co_await stream.send(response);
   } else if (verb == "patch") {
     auto patch_kind = patch_type_from(request.header("content-type"));
+    if (patch_kind == PatchType::kStrategic && type.custom)
+      // Custom resources have no patch strategies: KAE customresource_handler.go serves only
+      // JSON, merge and apply patches.
+      throw errors::unsupported_media_type(
+          "application/json-patch+json, application/merge-patch+json, "
+          "application/apply-patch+yaml");
     if (patch_kind == PatchType::kApply) {
       auto configuration = parse_json_or_yaml(request.body);
       if (!configuration.is_object())

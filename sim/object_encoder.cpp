@@ -20,7 +20,13 @@ class JsonEncoder final : public ObjectEncoder {
   }
 
   void list_item(const ObjectPtr& object, ChunkBuilder& out) override {
-    out.add(object->body);
+    if (type_.custom) {
+      // Items of a custom resource list are Unstructured objects: they keep kind and apiVersion.
+      out.add(object->type_meta_prefix());
+      out.add(std::string_view(object->body).substr(1));
+    } else {
+      out.add(object->body);
+    }
     out.pin(object);
   }
 

@@ -303,6 +303,20 @@ void Store::unwatch(const ResourceType& type, const std::shared_ptr<Watcher>& wa
   std::erase(state(type).watchers, watcher);
 }
 
+void Store::reassign(const ResourceType& from, const ResourceType& to,
+                     const std::function<ObjectPtr(const ObjectPtr&)>& rewrap) {
+  std::unique_lock lock(mutex_);
+  auto it = types_.find(&from);
+  if (it == types_.end()) return;
+  TypeState old = std::move(it->second);
+  types_.erase(it);
+  for (const auto& watcher : old.watchers) watcher->close();
+  TypeState& moved = types_[&to];
+  for (const auto& object : old.objects) moved.objects.insert(rewrap(object));
+  moved.compacted = resource_version_;
+  moved.last_change = old.last_change;
+}
+
 void Store::close_all_watchers() {
   std::unique_lock lock(mutex_);
   for (auto& [type, state] : types_) {

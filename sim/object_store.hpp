@@ -111,6 +111,13 @@ class Store {
                    std::optional<std::uint64_t> from, const boost::asio::any_io_executor& executor);
   void unwatch(const ResourceType& type, const std::shared_ptr<Watcher>& watcher);
 
+  /// Moves every object of `from` to `to` (a CustomResourceDefinition's storage when its
+  /// definition changed), each one as `rewrap` makes it, keeping its resourceVersion. As the API
+  /// server tears down a custom resource's storage then, `from`'s watches end and its watch
+  /// history and list snapshots are forgotten (a resume from before gets 410 Expired).
+  void reassign(const ResourceType& from, const ResourceType& to,
+                const std::function<ObjectPtr(const ObjectPtr&)>& rewrap);
+
   /// Fault injection: ends every open watch now.
   void close_all_watchers();
   /// Fault injection: forgets all watch history and list snapshots, so resumes and continue

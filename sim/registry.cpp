@@ -26,7 +26,20 @@ namespace {
 
 namespace json = boost::json;
 
-bool spec_changed(const json::object& before, const json::object& after) {
+// Whether a write moves metadata.generation: a change of spec for built-in kinds; for custom
+// resources any change but of metadata (KAE pkg/registry/customresource/strategy.go
+// PrepareForUpdate; status is already the old one when the CRD has a status subresource).
+bool generation_changed(const ResourceType& type, const json::object& before,
+                        const json::object& after) {
+  if (type.custom) {
+    if (before.size() != after.size()) return true;
+    for (const auto& [key, value] : after) {
+      if (key == "metadata") continue;
+      const auto* old = before.if_contains(key);
+      if (old == nullptr || !json_equal(*old, value)) return true;
+    }
+    return false;
+  }
   const auto* a = before.if_contains("spec");
   const auto* b = after.if_contains("spec");
   if (a == nullptr || b == nullptr) return a != b;
@@ -58,14 +71,14 @@ void Registry::bootstrap() {
 json::object Registry::view_of(const StoredObject& object, std::string_view subresource) const {
   json::object full = object.parse();
   if (subresource != "scale") return full;
-  return scale_of(full);
+  return scale_of(*object.type, full);
 }
 
 json::object Registry::get(const ResourceType& type, std::string_view namespace_,
                            std::string_view name, std::string_view subresource) const {
   auto object = store_.get(type.stored(), namespace_, name);
   if (!object) throw errors::not_found(type, name);
-  if (subresource == "scale") return view_of(*object, subresource);
+  if (subresource == "scale") return scale_of(type, object->parse());
   return convert_to(type, object->parse());
 }
 
@@ -108,6 +121,9 @@ void record_write(const ResourceType& type, std::string_view subresource,
 ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_,
                            json::object object, const WriteContext& context) {
   const ResourceType& stored = type.stored();
+  // KAE pkg/registry/customresource/strategy.go PrepareForCreate: with a status subresource
+  // (of the version written through), create cannot set status.
+  if (type.custom && type.has_status()) object.erase("status");
   bool recorded = context.managed_fields_recorded;
   if (&stored != &type) {
     // Another version of a stored resource: the manager owns what it sent, in its version.
@@ -122,7 +138,7 @@ ObjectPtr Registry::create(const ResourceType& type, std::string_view namespace_
   if (!recorded)
     apply::record_update(nullptr, object, write_target(type, "", context.field_manager));
   auto created = store_.create(stored, std::move(object), context.dry_run);
-  if (apply::is_definition(type) && !context.dry_run) sync_definition(*created, false);
+  if (apply::is_definition(type) && !context.dry_run) settle_definition(created->name);
   if (type.group.empty() && type.resource == "namespaces" && !context.dry_run)
     ensure_default_service_account(*this, created->name);
   return in_version(type, created);
@@ -153,14 +169,45 @@ void Registry::remove_all(const ResourceType& type) {
 }
 
 void Registry::sync_definition(const StoredObject& definition, bool deleted) {
-  std::vector<const ResourceType*> dropped;
+  apply::StorageChange change;
   if (deleted) {
-    dropped = custom_.undefine(definition.name);
+    change = custom_.undefine(definition.name);
   } else {
-    dropped = custom_.define(definition.name, apply::types_of_definition(definition.parse()));
+    const json::object crd = definition.parse();
+    change = custom_.define(definition.name, crd.at("spec").as_object(),
+                            apply::versions_of_definition(crd));
   }
-  for (const auto* type : dropped)
-    if (custom_.find(type->group, type->version, type->resource) != type) remove_all(*type);
+  if (change.before == nullptr) return;
+  if (change.after == nullptr) {
+    remove_all(*change.before);
+    return;
+  }
+  const ResourceType& storage = *change.after;
+  store_.reassign(*change.before, storage,
+                  [&](const ObjectPtr& object) { return in_version(storage, object); });
+}
+
+void Registry::settle_definition(std::string_view name) {
+  // What the apiextensions-apiserver's controllers do after a definition is written, before
+  // the writer hears back here: the naming controller accepts the names (status write), the
+  // API starts serving the kinds, the establishing controller sets Established (status write).
+  const auto& definitions = *table_.find("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  const WriteContext controller{"kube-apiserver"};
+  using Step = std::optional<json::object> (*)(const json::object&);
+  auto write_status = [&](Step step) {
+    auto intent = [&](json::object crd) {
+      if (auto status = step(crd)) crd["status"] = std::move(*status);
+      return crd;
+    };
+    return update(definitions, "", name, "status", intent, controller);
+  };
+  try {
+    auto named = write_status(&apply::names_accepted_status);
+    sync_definition(*named, false);
+    write_status(&apply::established_status);
+  } catch (const ApiError&) {
+    // Deleted meanwhile.
+  }
 }
 
 void Registry::prepare_create(const ResourceType& type, std::string_view namespace_,
@@ -200,13 +247,13 @@ void Registry::prepare_create(const ResourceType& type, std::string_view namespa
   for (auto field : {"uid", "resourceVersion", "creationTimestamp", "deletionTimestamp",
                      "deletionGracePeriodSeconds", "selfLink"})
     metadata.erase(field);
-  if (object.contains("spec")) metadata["generation"] = 1;
+  if (object.contains("spec") || type.custom) metadata["generation"] = 1;
   apply::reset_status_on_create(type, object);
   apply::apply_defaults(type, object);
   apply::validate(type, object);
   if (apply::is_definition(type)) {
-    apply::types_of_definition(object);  // 422 for a definition that serves nothing
-    object["status"] = apply::definition_status(object, nullptr);
+    apply::default_definition(object);
+    object["status"] = apply::written_definition_status(object, nullptr);
   }
 }
 
@@ -219,8 +266,8 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
   const bool converted = &stored != &type;
   // The DOMs built here stay in the arena of the write's parsed `before`.
   auto mutation = [&](const StoredObject& current, const json::object& before) {
-    json::object view =
-        subresource == "scale" ? scale_of(before, before.storage()) : convert_to(type, before);
+    json::object view = subresource == "scale" ? scale_of(type, before, before.storage())
+                                               : convert_to(type, before);
     json::object wanted = intent(std::move(view));
     if (converted) {
       wanted["kind"] = type.kind;
@@ -242,7 +289,7 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
       json::value replicas = 0;
       if (const auto* spec = find_object(wanted, "spec"))
         if (const auto* r = spec->if_contains("replicas")) replicas = *r;
-      object_at(after, "spec")["replicas"] = replicas;
+      set_scale_replicas(type, after, std::move(replicas));
     } else if (subresource == "status") {
       after = before;
       const json::object wanted_stored = converted ? convert_to(stored, wanted) : json::object();
@@ -277,7 +324,8 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
       }
       apply::apply_defaults(stored, after);
     }
-    if (spec_changed(before, after)) {
+    // A status write never moves it (the status strategies keep all but status).
+    if (subresource != "status" && generation_changed(stored, before, after)) {
       auto& meta = object_at(after, "metadata");
       const auto* generation = before.at("metadata").as_object().if_contains("generation");
       std::int64_t next =
@@ -286,22 +334,30 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
     }
     apply::validate(stored, after);
     if (apply::is_definition(type) && subresource.empty()) {
-      apply::types_of_definition(after);
-      after["status"] = apply::definition_status(after, find_object(before, "status"));
+      apply::default_definition(after);
+      apply::validate_definition_update(before, after);
+      after["status"] = apply::written_definition_status(after, find_object(before, "status"));
     }
     if (!context.managed_fields_recorded)
       record_write(type, subresource, before, after, context.field_manager);
-    for (const auto& other : table_.types())
-      if (&other != &type && &other.stored() == &stored && subresource != "scale")
-        release_changed_fields(other, subresource, before, after);
+    if (subresource != "scale") {
+      auto release = [&](const ResourceType& other) {
+        if (&other != &type && &other.stored() == &stored)
+          release_changed_fields(other, subresource, before, after);
+      };
+      if (type.custom)
+        for (const auto* other : custom_.types()) release(*other);
+      else
+        for (const auto& other : table_.types()) release(other);
+    }
     return after;
   };
   std::optional<json::object> written;
   auto updated = store_.rewrite(stored, namespace_, name, mutation, context.dry_run,
                                 scale != nullptr ? &written : nullptr);
-  if (scale != nullptr) *scale = scale_of(*written);
+  if (scale != nullptr) *scale = scale_of(type, *written);
   if (apply::is_definition(type) && subresource.empty() && !context.dry_run)
-    sync_definition(*updated, false);
+    settle_definition(updated->name);
   return in_version(type, updated);
 }
 

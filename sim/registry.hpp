@@ -140,9 +140,12 @@ class Registry {
   /// DELETE of a namespace: Terminating, content deleted, finalized, gone.
   DeleteResult delete_namespace(std::string_view name,
                                 const std::function<void(const StoredObject&)>& check);
-  /// After a CustomResourceDefinition was written or deleted: serve its types, and delete the
-  /// objects of types it no longer serves.
+  /// After a CustomResourceDefinition was written or deleted: serve its types (its objects
+  /// move to a changed definition's new storage type), or delete its objects.
   void sync_definition(const StoredObject& definition, bool deleted);
+  /// After a CustomResourceDefinition was created or updated: its status as the naming and
+  /// establishing controllers write it, and its types served.
+  void settle_definition(std::string_view name);
   void remove_all(const ResourceType& type);
   Store& store_;
   const ResourceTable& table_;

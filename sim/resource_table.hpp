@@ -23,6 +23,15 @@ struct SubresourceType {
   std::vector<std::string> verbs;  ///< sorted
 };
 
+/// Where a custom resource's scale subresource reads and writes (its CRD's
+/// subresources.scale): dotted JSON paths such as ".spec.replicas"; an empty selector path
+/// means no selector.
+struct ScalePaths {
+  std::string spec_replicas;
+  std::string status_replicas;
+  std::string label_selector;
+};
+
 struct ResourceType {
   std::string group;     ///< "" for the core group
   std::string version;   ///< "v1"
@@ -56,6 +65,12 @@ struct ResourceType {
   /// The k8s.io/api Go type of `kind` (filled by ResourceTable; sim/wire_form.hpp): how its
   /// objects are written. Null for custom resources, which have no Go type.
   const wire::Type* wire = nullptr;
+  /// A version of a CustomResourceDefinition: its versions share one storage and differ only in
+  /// apiVersion (the `None` conversion strategy).
+  bool custom = false;
+  /// A custom resource's scale subresource fields; unset for built-in kinds (spec.replicas,
+  /// status.replicas, the LabelSelector at spec.selector).
+  std::optional<ScalePaths> scale_paths;
 
   /// The type the store keeps this resource's objects under: `storage`, else this one.
   const ResourceType& stored() const { return storage != nullptr ? *storage : *this; }

@@ -11,11 +11,18 @@
 
 namespace rg::sim {
 
-/// The Scale of `object` (a Deployment, ReplicaSet, StatefulSet, ... with kind and apiVersion):
-/// its name, namespace, uid, resourceVersion and creationTimestamp, spec.replicas (absent when
-/// 0), status.replicas and status.selector (the label selector as a string). Built in `storage`.
-boost::json::object scale_of(const boost::json::object& object,
+/// The Scale of `object` of `type` (a Deployment, ReplicaSet, StatefulSet, ... or a custom
+/// resource with a scale subresource): its name, namespace, uid, resourceVersion and
+/// creationTimestamp, spec.replicas (absent when 0), status.replicas and status.selector (the
+/// label selector as a string; for a custom resource the string at its labelSelectorPath, its
+/// replicas at specReplicasPath and statusReplicasPath, 0 when absent). Built in `storage`.
+boost::json::object scale_of(const ResourceType& type, const boost::json::object& object,
                              boost::json::storage_ptr storage = {});
+
+/// Sets the object's replicas (spec.replicas, or a custom resource's specReplicasPath, making
+/// the objects on the way) to `replicas`, as a Scale update does.
+void set_scale_replicas(const ResourceType& type, boost::json::object& object,
+                        boost::json::value replicas);
 
 /// An apply configuration of the scale subresource (an autoscaling/v1 Scale) as one of the
 /// object of `type` named `name`: its spec.replicas is the object's, as the API server's scale

@@ -42,6 +42,12 @@ class ConvertingEncoder final : public ObjectEncoder {
 boost::json::object convert_to(const ResourceType& type, boost::json::object object) {
   const std::string from = string_at(object, "apiVersion");
   if (from == type.group_version()) return object;
+  if (type.custom && from.starts_with(type.group + "/")) {
+    // A CRD's `None` conversion (KAE pkg/apiserver/conversion/nop_converter.go): only
+    // apiVersion changes.
+    object["apiVersion"] = type.group_version();
+    return object;
+  }
   if (type.group == "autoscaling" && type.resource == "horizontalpodautoscalers") {
     if (type.version == "v1" && from == "autoscaling/v2") return hpa_v2_to_v1(object);
     if (type.version == "v2" && from == "autoscaling/v1") return hpa_v1_to_v2(object);

@@ -13,7 +13,6 @@
 #include "operator/annotations.hpp"
 #include "operator/event_handlers.hpp"
 #include "operator/hpa_lookup.hpp"
-#include "operator/leader_election.hpp"
 #include "operator/reconciler.hpp"
 
 namespace asio = boost::asio;
@@ -58,7 +57,7 @@ struct RecordingWriter final : op::DeploymentWriter {
 
 // Keeps what the reconciler records, at once (client-go's FakeRecorder); the broadcaster behind
 // the real recorder is tested in event_recorder_test.cpp.
-struct FakeRecorder final : op::EventRecorder {
+struct FakeRecorder final : client::EventRecorder {
   std::vector<client::Event> events;
   void record(const client::ObjectReference& object, std::string_view type, std::string_view reason,
               std::string_view message) override {
@@ -137,7 +136,7 @@ struct World {
   informer::Indexer<client::HorizontalPodAutoscaler> hpas{op::hpa_indexers()};
   RecordingWriter writer;
   FakeRecorder sink;
-  op::EventRecorder& events = sink;
+  client::EventRecorder& events = sink;
   bool leader = true;
 
   std::unique_ptr<op::Reconciler> reconciler(op::ReconcilerConfig config = {}) {

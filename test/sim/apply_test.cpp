@@ -507,7 +507,8 @@ TEST_CASE("a CustomResourceDefinition serves its kind until it is deleted") {
                   "versions":[{"name":"v1","served":true,"storage":true,"subresources":{"status":{}},
                                "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}})");
   REQUIRE(defined.status == 201);
-  auto status = defined.json().at("status");
+  auto status =
+      call(port, "GET", crds + "/servicemonitors.monitoring.coreos.com").json().at("status");
   CHECK(status.at("conditions").at(1).at("type") == "Established");
   CHECK(status.at("conditions").at(1).at("status") == "True");
   CHECK(status.at("acceptedNames").at("listKind") == "ServiceMonitorList");
@@ -538,7 +539,7 @@ TEST_CASE("a CustomResourceDefinition serves its kind until it is deleted") {
   CHECK(no_versions.status == 422);
 }
 
-TEST_CASE("updating a CustomResourceDefinition keeps the objects of the versions it still serves") {
+TEST_CASE("an applied CustomResourceDefinition keeps its objects as its versions change") {
   rg::sim::Server server;
   auto port = server.port();
   const std::string crds = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
@@ -570,5 +571,9 @@ TEST_CASE("updating a CustomResourceDefinition keeps the objects of the versions
                 definition(R"([{"name":"v2","served":true,"storage":true}])"), "fieldManager=x")
               .status == 200);
   CHECK(call(port, "GET", "/apis/example.com/v1/widgets/w").status == 404);
-  CHECK(call(port, "GET", "/apis/example.com/v2/widgets").status == 200);
+  // One storage: the object stays, read as v2 now (the None conversion).
+  auto as_v2 = call(port, "GET", "/apis/example.com/v2/widgets/w");
+  REQUIRE(as_v2.status == 200);
+  CHECK(as_v2.json().at("apiVersion") == "example.com/v2");
+  CHECK(as_v2.json().at("size") == 3);
 }

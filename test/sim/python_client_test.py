@@ -2,7 +2,8 @@
 """The official Kubernetes Python client (Debian's python3-kubernetes) against the kube-sim
 binary: it lists and reads nodes, pods, deployments, replicasets, leases and namespaces
 without errors -- its models reject an object that lacks a field the Go type always writes
-(`kubeProxyVersion`) -- and its watch (`watch=True` in the query) is a watch, not a LIST.
+(`kubeProxyVersion`) -- and its watch (`watch=True` in the query) is a watch, not a LIST; its
+dynamic client serves a custom resource of a CustomResourceDefinition made at run time.
 Skips (77) when the module is missing.
 
 Usage: python_client_test.py KUBE_SIM_BINARY"""
@@ -14,7 +15,7 @@ import tempfile
 import time
 
 try:
-    from kubernetes import client, config, watch
+    from kubernetes import client, config, dynamic, watch
 except ImportError:
     print("skipped: the kubernetes Python module is missing (apt-get install python3-kubernetes)")
     sys.exit(77)
@@ -52,6 +53,45 @@ def deployment(name):
                 metadata=client.V1ObjectMeta(labels=labels),
                 spec=client.V1PodSpec(containers=[client.V1Container(name="web",
                                                                      image="nginx:1.27")]))))
+
+
+def check_dynamic_client():
+    """The dynamic client with a CustomResourceDefinition made at run time: discovery finds the
+    kind, objects are created, listed, patched, scaled and watched through it."""
+    api = dynamic.DynamicClient(client.ApiClient())
+    definitions = api.resources.get(api_version="apiextensions.k8s.io/v1",
+                                    kind="CustomResourceDefinition")
+    definitions.create(body={
+        "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+                 "names": {"plural": "widgets", "kind": "Widget"},
+                 "versions": [{"name": "v1", "served": True, "storage": True,
+                               "schema": {"openAPIV3Schema": {
+                                   "type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+                               "subresources": {"status": {}, "scale": {
+                                   "specReplicasPath": ".spec.replicas",
+                                   "statusReplicasPath": ".status.replicas"}}}]}})
+    wait_for("the definition Established", lambda: any(
+        c.type == "Established" and c.status == "True"
+        for c in (definitions.get(name="widgets.example.com").status.conditions or [])))
+    widgets = api.resources.get(api_version="example.com/v1", kind="Widget")
+    widgets.create(namespace="default", body={
+        "apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+        "spec": {"replicas": 1}})
+    listed = widgets.get(namespace="default")
+    assert [w.metadata.name for w in listed.items] == ["w"], listed
+    widgets.patch(namespace="default", name="w", body={"spec": {"color": "red"}},
+                  content_type="application/merge-patch+json")
+    scale = api.resources.get(api_version="example.com/v1", kind="Widget").subresources["scale"]
+    scale.patch(namespace="default", name="w", body={"spec": {"replicas": 3}},
+                content_type="application/merge-patch+json")
+    read = widgets.get(namespace="default", name="w")
+    assert (read.spec.replicas, read.spec.color) == (3, "red"), read
+    for event in widgets.watch(namespace="default", timeout=DEADLINE):
+        assert event["object"].metadata.name == "w", event
+        break
+    print("ok: the dynamic client creates, lists, patches, scales and watches a custom resource")
 
 
 def main():
@@ -125,6 +165,8 @@ def main():
         assert "default" in names and "kube-system" in names, names
         core.read_namespace("kube-node-lease")
         print("ok: namespaces list and read")
+
+        check_dynamic_client()
         failed = False
     finally:
         process.terminate()

@@ -3,7 +3,6 @@
 // dropped and transport failures retried, each counted.
 #include <doctest/doctest.h>
 
-#include <prometheus/registry.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/channel.hpp>
 #include <boost/asio/io_context.hpp>
@@ -18,14 +17,15 @@
 #include <string>
 #include <vector>
 
+#include "client/record/event_broadcaster.hpp"
 #include "client/rest/api_error.hpp"
-#include "operator/event_broadcaster.hpp"
+#include "test/client/record/counting_metrics.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
 using rg::client::Event;
-using rg::op::EventDrop;
-using rg::op::EventWrite;
+using rg::client::EventDrop;
+using rg::client::EventWrite;
 
 namespace {
 
@@ -38,7 +38,7 @@ struct Write {
 
 // Keeps what is written. `failures` are thrown by the next calls, one each; with `stuck`, calls
 // wait until cancelled (an API server that never answers), ringing `entered` as they start.
-struct FakeSink final : rg::op::EventSink {
+struct FakeSink final : rg::client::EventSink {
   std::vector<Write> writes;
   std::deque<std::exception_ptr> failures;
   int calls = 0;
@@ -103,12 +103,13 @@ void run(asio::io_context& io, std::function<asio::awaitable<void>()> work) {
 
 struct Fixture {
   asio::io_context io;
-  prometheus::Registry registry;
+  rg::client::test::CountingMetrics metrics;
   FakeSink sink;
   std::chrono::system_clock::time_point clock{1'764'424'800s};  // 2025-11-29T14:00:00Z
 
-  rg::op::EventBroadcasterConfig config() {
-    rg::op::EventBroadcasterConfig c;
+  rg::client::EventBroadcasterConfig config() {
+    rg::client::EventBroadcasterConfig c;
+    c.component = "replica-guard";
     c.instance = "rg-0";
     c.retry_sleep = 1ms;
     c.clock = [this] { return clock; };
@@ -120,12 +121,12 @@ struct Fixture {
 
 TEST_CASE("the writer creates Events in the order they were recorded, with the recorder's fields") {
   Fixture f;
-  rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
+  rg::client::EventBroadcaster events(f.sink, f.config(), &f.metrics);
   events.record(deployment("web"), "Normal", "ScaledUpForStrandedPods", "scaling 3 -> 4");
   events.record(deployment("api"), "Warning", "HorizontalPodAutoscalerFound", "left alone");
   events.record(deployment("db"), "Normal", "DesiredReplicasRecorded", "3");
   CHECK(f.sink.writes.empty());  // record() only queued them
-  CHECK(events.metrics().queue_depth() == 3);
+  CHECK(f.metrics.queue_depth() == 3);
   events.start(f.io.get_executor());
   run(f.io, [&] { return events.shut_down(); });
   REQUIRE(f.sink.writes.size() == 3);
@@ -147,13 +148,13 @@ TEST_CASE("the writer creates Events in the order they were recorded, with the r
   CHECK(first.first_timestamp == "2025-11-29T14:00:00Z");
   CHECK(first.last_timestamp == "2025-11-29T14:00:00Z");
   CHECK(f.sink.writes[1].event.type == "Warning");
-  CHECK(events.metrics().written_total(EventWrite::kCreate) == 3);
-  CHECK(events.metrics().queue_depth() == 0);
+  CHECK(f.metrics.written_total(EventWrite::kCreate) == 3);
+  CHECK(f.metrics.queue_depth() == 0);
 }
 
 TEST_CASE("a repeat patches the count of the first Event; one that expired is created again") {
   Fixture f;
-  rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
+  rg::client::EventBroadcaster events(f.sink, f.config(), &f.metrics);
   events.start(f.io.get_executor());
   events.record(deployment("web"), "Normal", "ScaledUpForStrandedPods", "scaling 3 -> 4");
   f.clock += 30s;
@@ -170,7 +171,7 @@ TEST_CASE("a repeat patches the count of the first Event; one that expired is cr
     CHECK(bumped.count == 2);
     CHECK(bumped.first_timestamp == "2025-11-29T14:00:00Z");
     CHECK(bumped.last_timestamp == "2025-11-29T14:00:30Z");
-    CHECK(events.metrics().written_total(EventWrite::kPatch) == 1);
+    CHECK(f.metrics.written_total(EventWrite::kPatch) == 1);
   }
   SUBCASE("expired meanwhile: the patch finds nothing, so it is created with its count") {
     f.sink.failures = {nullptr, api_error(404)};
@@ -190,7 +191,7 @@ TEST_CASE("record() never waits for the API server: a full queue drops the overf
   auto config = f.config();
   config.queue_size = 5;
   config.flush_timeout = 10ms;
-  rg::op::EventBroadcaster events(f.sink, config, f.registry);
+  rg::client::EventBroadcaster events(f.sink, config, &f.metrics);
   events.start(f.io.get_executor());
   run(f.io, [&]() -> asio::awaitable<void> {
     events.record(deployment("web-0"), "Normal", "Scaled", "first");
@@ -199,23 +200,23 @@ TEST_CASE("record() never waits for the API server: a full queue drops the overf
     for (int i = 1; i <= 10; ++i) {
       events.record(deployment("web-" + std::to_string(i)), "Normal", "Scaled", "more");
     }
-    CHECK(events.metrics().queue_depth() == 5);
-    CHECK(events.metrics().dropped_total(EventDrop::kQueueFull) == 5);
+    CHECK(f.metrics.queue_depth() == 5);
+    CHECK(f.metrics.dropped_total(EventDrop::kQueueFull) == 5);
     // Shutdown cannot flush a stuck API server: after flush_timeout the write in flight is
     // cancelled and everything left is dropped, counted.
     co_await events.shut_down();
   });
   CHECK(f.sink.writes.empty());
   CHECK(f.sink.calls == 1);
-  CHECK(events.metrics().dropped_total(EventDrop::kShutdown) == 6);
-  CHECK(events.metrics().queue_depth() == 0);
+  CHECK(f.metrics.dropped_total(EventDrop::kShutdown) == 6);
+  CHECK(f.metrics.queue_depth() == 0);
   events.record(deployment("late"), "Normal", "Scaled", "after shutdown");
-  CHECK(events.metrics().dropped_total(EventDrop::kShutdown) == 7);
+  CHECK(f.metrics.dropped_total(EventDrop::kShutdown) == 7);
 }
 
 TEST_CASE("shutdown writes every queued Event when the API server answers") {
   Fixture f;
-  rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
+  rg::client::EventBroadcaster events(f.sink, f.config(), &f.metrics);
   events.start(f.io.get_executor());
   for (int i = 0; i < 200; ++i) {
     events.record(deployment("web-" + std::to_string(i)), "Normal", "Scaled", "up");
@@ -223,7 +224,7 @@ TEST_CASE("shutdown writes every queued Event when the API server answers") {
   run(f.io, [&] { return events.shut_down(); });
   CHECK(f.sink.writes.size() == 200);
   CHECK(f.sink.writes.back().event.involved_object.name == "web-199");
-  CHECK(events.metrics().dropped_total(EventDrop::kShutdown) == 0);
+  CHECK(f.metrics.dropped_total(EventDrop::kShutdown) == 0);
   SUBCASE("a second shut_down returns at once") {
     run(f.io, [&] { return events.shut_down(); });
   }
@@ -231,12 +232,12 @@ TEST_CASE("shutdown writes every queued Event when the API server answers") {
 
 TEST_CASE("without start(), shut_down drops what was queued, counted") {
   Fixture f;
-  rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
+  rg::client::EventBroadcaster events(f.sink, f.config(), &f.metrics);
   events.record(deployment("web"), "Normal", "Scaled", "up");
   events.record(deployment("api"), "Normal", "Scaled", "up");
   run(f.io, [&] { return events.shut_down(); });
   CHECK(f.sink.calls == 0);
-  CHECK(events.metrics().dropped_total(EventDrop::kShutdown) == 2);
+  CHECK(f.metrics.dropped_total(EventDrop::kShutdown) == 2);
 }
 
 TEST_CASE("a refusal is dropped at once; no answer is retried up to max_tries") {
@@ -245,7 +246,7 @@ TEST_CASE("a refusal is dropped at once; no answer is retried up to max_tries") 
   f.sink.entered = &entered;
   auto config = f.config();
   config.max_tries = 3;
-  rg::op::EventBroadcaster events(f.sink, config, f.registry);
+  rg::client::EventBroadcaster events(f.sink, config, &f.metrics);
   events.start(f.io.get_executor());
   f.sink.failures = {api_error(403),                            // web: refused
                      no_answer(),    no_answer(), nullptr,      // api: the third try succeeds
@@ -266,21 +267,21 @@ TEST_CASE("a refusal is dropped at once; no answer is retried up to max_tries") 
   REQUIRE(f.sink.writes.size() == 2);
   CHECK(f.sink.writes[0].event.involved_object.name == "api");
   CHECK(f.sink.writes[1].event.involved_object.name == "cache");
-  CHECK(events.metrics().dropped_total(EventDrop::kRejected) == 1);
-  CHECK(events.metrics().dropped_total(EventDrop::kRetriesExhausted) == 1);
+  CHECK(f.metrics.dropped_total(EventDrop::kRejected) == 1);
+  CHECK(f.metrics.dropped_total(EventDrop::kRetriesExhausted) == 1);
 }
 
 TEST_CASE("the spam filter and an unknown type drop Events, counted") {
   Fixture f;
   auto config = f.config();
   config.correlator.spam_burst = 2;
-  rg::op::EventBroadcaster events(f.sink, config, f.registry);
+  rg::client::EventBroadcaster events(f.sink, config, &f.metrics);
   events.start(f.io.get_executor());
   for (int i = 0; i < 5; ++i)
     events.record(deployment("web"), "Normal", "Storm", std::to_string(i));
   events.record(deployment("web"), "Error", "Odd", "not a type");
   run(f.io, [&] { return events.shut_down(); });
   CHECK(f.sink.writes.size() == 2);
-  CHECK(events.metrics().dropped_total(EventDrop::kSpamFilter) == 3);
-  CHECK(events.metrics().dropped_total(EventDrop::kInvalid) == 1);
+  CHECK(f.metrics.dropped_total(EventDrop::kSpamFilter) == 3);
+  CHECK(f.metrics.dropped_total(EventDrop::kInvalid) == 1);
 }

@@ -1,7 +1,11 @@
 // The two ends of recording Events, as in client-go's tools/record: an EventRecorder is what a
-// reconciler calls to say what it did (it returns at once; see EventBroadcaster for the queue,
+// controller calls to say what it did (it returns at once; see EventBroadcaster for the queue,
 // aggregation and the background writer behind it), and an EventSink is where the written Events
-// go (the API server in production, a fake in tests).
+// go (RestEventSink, the API server, in production; a fake in tests).
+//
+//   void reconcile(client::EventRecorder& events, const ObjectReference& deployment) {
+//     events.record(deployment, "Normal", "ScaledUp", "scaled from 2 to 3");  // never blocks
+//   }
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -10,7 +14,7 @@
 
 #include "client/model/event.hpp"
 
-namespace rg::op {
+namespace rg::client {
 
 class EventRecorder {
  public:
@@ -18,8 +22,8 @@ class EventRecorder {
   /// Records an Event about `object`; `type` is "Normal" or "Warning". Never blocks on the API
   /// server and never throws: the Event is queued and written in the background, or dropped
   /// (logged and counted) when it cannot be.
-  virtual void record(const client::ObjectReference& object, std::string_view type,
-                      std::string_view reason, std::string_view message) = 0;
+  virtual void record(const ObjectReference& object, std::string_view type, std::string_view reason,
+                      std::string_view message) = 0;
 };
 
 /// Where Events are written. Both calls throw client::ApiError for an API server's refusal and
@@ -27,9 +31,9 @@ class EventRecorder {
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  virtual boost::asio::awaitable<void> create(const client::Event& event) = 0;
+  virtual boost::asio::awaitable<void> create(const Event& event) = 0;
   /// Writes the new count, lastTimestamp and message of an Event created before.
-  virtual boost::asio::awaitable<void> update_count(const client::Event& event) = 0;
+  virtual boost::asio::awaitable<void> update_count(const Event& event) = 0;
 };
 
-}  // namespace rg::op
+}  // namespace rg::client

@@ -1,5 +1,5 @@
 // Lease-based leader election (see leader_election.hpp).
-#include "operator/leader_election.hpp"
+#include "client/leaderelection/leader_election.hpp"
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -13,7 +13,7 @@
 #include "client/model/time.hpp"
 #include "client/transport/cancellation.hpp"
 
-namespace rg::op {
+namespace rg::client {
 
 namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
@@ -202,4 +202,4 @@ asio::awaitable<void> LeaderElector::run(std::function<asio::awaitable<void>()> 
   if (config_.release_on_cancel) co_await release();
 }
 
-}  // namespace rg::op
+}  // namespace rg::client

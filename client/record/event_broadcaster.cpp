@@ -1,7 +1,8 @@
 // The asynchronous event broadcaster (see event_broadcaster.hpp).
-#include "operator/event_broadcaster.hpp"
+#include "client/record/event_broadcaster.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -23,9 +24,8 @@
 #include "client/model/time.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/transport/cancellation.hpp"
-#include "operator/logging.hpp"
 
-namespace rg::op {
+namespace rg::client {
 
 namespace asio = boost::asio;
 using namespace asio::experimental::awaitable_operators;
@@ -87,15 +87,49 @@ WriteFailure classify(const std::exception_ptr& error) {
   }
 }
 
+// Metrics nobody reads, for a broadcaster given none.
+class NoMetrics final : public EventBroadcasterMetrics {
+ public:
+  void written(EventWrite) override {}
+  void dropped(EventDrop, std::size_t) override {}
+  void queue_depth(std::size_t) override {}
+};
+
+// The default log: spdlog's default logger, the fields appended as ` key=value`.
+void spdlog_line(spdlog::level::level_enum level, std::string_view message,
+                 std::initializer_list<EventLogField> fields) {
+  std::string line(message);
+  for (const auto& [key, value] : fields) line += fmt::format(" {}={}", key, value);
+  spdlog::log(level, "{}", line);
+}
+
+EventBroadcasterConfig checked(EventBroadcasterConfig config) {
+  if (config.component.empty())
+    throw std::invalid_argument(
+        "EventBroadcasterConfig.component is empty: name the component that records the Events "
+        "(their source.component and reportingComponent)");
+  if (!config.log) config.log = spdlog_line;
+  return config;
+}
+
 }  // namespace
 
 struct EventBroadcaster::State {
-  State(EventSink& sink_, EventBroadcasterConfig config_, prometheus::Registry& registry)
-      : sink(sink_), config(std::move(config_)), metrics(registry), correlator(config.correlator) {}
+  State(EventSink& sink_, EventBroadcasterConfig config_, EventBroadcasterMetrics* metrics_)
+      : sink(sink_),
+        config(checked(std::move(config_))),
+        metrics(metrics_ != nullptr ? *metrics_ : no_metrics),
+        correlator(config.correlator) {}
+
+  void log(spdlog::level::level_enum level, std::string_view message,
+           std::initializer_list<EventLogField> fields) const {
+    config.log(level, message, fields);
+  }
 
   EventSink& sink;
   const EventBroadcasterConfig config;
-  EventMetrics metrics;
+  NoMetrics no_metrics;
+  EventBroadcasterMetrics& metrics;
 
   // Shared by record() on any thread, start(), shut_down() and the writer: under `mutex`.
   std::mutex mutex;
@@ -156,7 +190,7 @@ asio::awaitable<void> EventBroadcaster::State::write(Recorded recorded) {
   const std::string what = describe(recorded.event);
   std::optional<client::Event> event = correlator.correlate(std::move(recorded.event), recorded.at);
   if (!event) {
-    metrics.dropped(EventDrop::kSpamFilter);
+    metrics.dropped(EventDrop::kSpamFilter, 1);
     log(spdlog::level::debug, "Event held back by the spam filter", {{"event", what}});
     co_return;
   }
@@ -172,14 +206,14 @@ asio::awaitable<void> EventBroadcaster::State::write(Recorded recorded) {
     if (client::is_cancellation(error)) std::rethrow_exception(error);
     const WriteFailure failure = classify(error);
     if (!failure.retry) {
-      metrics.dropped(EventDrop::kRejected);
+      metrics.dropped(EventDrop::kRejected, 1);
       log(failure.level, "the API server refused an Event; not retrying",
           {{"event", what}, {"error", failure.what}});
       co_return;
     }
     const bool closing = is_closed();
     if (closing || tries >= config.max_tries) {
-      metrics.dropped(closing ? EventDrop::kShutdown : EventDrop::kRetriesExhausted);
+      metrics.dropped(closing ? EventDrop::kShutdown : EventDrop::kRetriesExhausted, 1);
       log(spdlog::level::err,
           closing ? "could not write an Event before shutdown; dropping it"
                   : "could not write an Event after every try; dropping it",
@@ -249,8 +283,8 @@ void EventBroadcaster::State::finish(const std::exception_ptr& error) {
 }
 
 EventBroadcaster::EventBroadcaster(EventSink& sink, EventBroadcasterConfig config,
-                                   prometheus::Registry& registry)
-    : state_(std::make_shared<State>(sink, std::move(config), registry)) {}
+                                   EventBroadcasterMetrics* metrics)
+    : state_(std::make_shared<State>(sink, std::move(config), metrics)) {}
 
 EventBroadcaster::~EventBroadcaster() {
   const std::shared_ptr<State> s = state_;
@@ -263,18 +297,16 @@ EventBroadcaster::~EventBroadcaster() {
   if (running) asio::dispatch(*s->strand, [s] { s->stop.emit(asio::cancellation_type::terminal); });
 }
 
-const EventMetrics& EventBroadcaster::metrics() const { return state_->metrics; }
-
-void EventBroadcaster::record(const client::ObjectReference& object, std::string_view type,
+void EventBroadcaster::record(const ObjectReference& object, std::string_view type,
                               std::string_view reason, std::string_view message) {
   State& s = *state_;
   if (type != "Normal" && type != "Warning") {
-    s.metrics.dropped(EventDrop::kInvalid);
-    log(spdlog::level::err, "not recording an Event of a type other than Normal or Warning",
-        {{"type", type},
-         {"reason", reason},
-         {"namespace", object.namespace_},
-         {"name", object.name}});
+    s.metrics.dropped(EventDrop::kInvalid, 1);
+    s.log(spdlog::level::err, "not recording an Event of a type other than Normal or Warning",
+          {{"type", type},
+           {"reason", reason},
+           {"namespace", object.namespace_},
+           {"name", object.name}});
     return;
   }
   const auto now = s.config.clock();
@@ -302,20 +334,20 @@ void EventBroadcaster::record(const client::ObjectReference& object, std::string
   }
   if (ring) ring->try_send(boost::system::error_code{});
   if (dropped_before > 0) {
-    log(spdlog::level::info, "the Event queue has room again",
-        {{"dropped", std::to_string(dropped_before)}});
+    s.log(spdlog::level::info, "the Event queue has room again",
+          {{"dropped", std::to_string(dropped_before)}});
   }
   if (!dropped) return;
-  s.metrics.dropped(*dropped);
+  s.metrics.dropped(*dropped, 1);
   if (*dropped == EventDrop::kShutdown) {
-    log(spdlog::level::warn, "Event recorded after shutdown; dropping it",
-        {{"event", what}, {"message", message}});
+    s.log(spdlog::level::warn, "Event recorded after shutdown; dropping it",
+          {{"event", what}, {"message", message}});
   } else {
-    log(first_drop ? spdlog::level::warn : spdlog::level::debug,
-        "the Event queue is full (the API server is slow or unreachable); dropping Events",
-        {{"event", what},
-         {"message", message},
-         {"queue_size", std::to_string(s.config.queue_size)}});
+    s.log(first_drop ? spdlog::level::warn : spdlog::level::debug,
+          "the Event queue is full (the API server is slow or unreachable); dropping Events",
+          {{"event", what},
+           {"message", message},
+           {"queue_size", std::to_string(s.config.queue_size)}});
   }
 }
 
@@ -353,8 +385,8 @@ asio::awaitable<void> EventBroadcaster::shut_down() {
   if (!finished) {
     if (never_sent > 0) {
       s->metrics.dropped(EventDrop::kShutdown, never_sent);
-      log(spdlog::level::warn, "Events recorded but never written (the writer never started)",
-          {{"dropped", std::to_string(never_sent)}});
+      s->log(spdlog::level::warn, "Events recorded but never written (the writer never started)",
+             {{"dropped", std::to_string(never_sent)}});
     }
     co_return;
   }
@@ -368,10 +400,10 @@ asio::awaitable<void> EventBroadcaster::shut_down() {
   auto expired = deadline.async_wait(asio::redirect_error(asio::use_awaitable, timer_error));
   const auto first = co_await (std::move(flushed) || std::move(expired));
   if (first.index() == 0) co_return;
-  log(spdlog::level::warn, "writing the queued Events at shutdown ran out of time",
-      {{"flush_timeout", fmt::format("{}ms", s->config.flush_timeout.count())}});
+  s->log(spdlog::level::warn, "writing the queued Events at shutdown ran out of time",
+         {{"flush_timeout", fmt::format("{}ms", s->config.flush_timeout.count())}});
   asio::dispatch(*s->strand, [s] { s->stop.emit(asio::cancellation_type::terminal); });
   co_await finished->async_receive(asio::redirect_error(asio::use_awaitable, closed));
 }
 
-}  // namespace rg::op
+}  // namespace rg::client

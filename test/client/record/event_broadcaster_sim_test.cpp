@@ -1,9 +1,8 @@
-// The event broadcaster against a real API server (in-process kube-sim) through the operator's
+// The event broadcaster against a real API server (in-process kube-sim) through
 // RestEventSink: Events are stored as core/v1 Events, a repeat raises the stored count, and a
 // repeat of an Event deleted meanwhile (expired) is created again.
 #include <doctest/doctest.h>
 
-#include <prometheus/registry.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
@@ -12,10 +11,11 @@
 #include <map>
 #include <string>
 
+#include "client/record/event_broadcaster.hpp"
+#include "client/record/rest_event_sink.hpp"
 #include "client/rest/rest_client.hpp"
-#include "operator/api_adapters.hpp"
-#include "operator/event_broadcaster.hpp"
 #include "sim/server.hpp"
+#include "test/client/record/counting_metrics.hpp"
 
 namespace asio = boost::asio;
 namespace json = boost::json;
@@ -44,12 +44,13 @@ struct Fixture {
   asio::io_context io;
   rg::sim::Server server;
   rg::client::RestClient client{server.rest_config()};
-  rg::op::RestEventSink sink{client};
-  prometheus::Registry registry;
+  rg::client::RestEventSink sink{client};
+  rg::client::test::CountingMetrics metrics;
   std::chrono::system_clock::time_point clock = std::chrono::system_clock::now();
 
-  rg::op::EventBroadcasterConfig config() {
-    rg::op::EventBroadcasterConfig c;
+  rg::client::EventBroadcasterConfig config() {
+    rg::client::EventBroadcasterConfig c;
+    c.component = "replica-guard";
     c.instance = "rg-0";
     c.clock = [this] { return clock; };
     return c;
@@ -97,7 +98,7 @@ struct Fixture {
 
 TEST_CASE("Events reach the API server; a repeat raises the stored count") {
   Fixture f;
-  rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
+  rg::client::EventBroadcaster events(f.sink, f.config(), &f.metrics);
   events.start(f.io.get_executor());
   events.record(web(), "Normal", "ScaledUpForStrandedPods", "scaling 3 -> 4");
   f.clock += 1s;
@@ -111,16 +112,16 @@ TEST_CASE("Events reach the API server; a repeat raises the stored count") {
   CHECK(stored.at("ScaledUpForStrandedPods").count == 3);
   CHECK(stored.at("ScaledUpForStrandedPods").message == "scaling 3 -> 4");
   CHECK(stored.at("ScaledDownAfterRecovery").count == 1);
-  CHECK(events.metrics().written_total(rg::op::EventWrite::kCreate) == 2);
-  CHECK(events.metrics().written_total(rg::op::EventWrite::kPatch) == 2);
+  CHECK(f.metrics.written_total(rg::client::EventWrite::kCreate) == 2);
+  CHECK(f.metrics.written_total(rg::client::EventWrite::kPatch) == 2);
 }
 
 TEST_CASE("a repeat of an Event that expired meanwhile is created again, with its count") {
   Fixture f;
-  rg::op::EventBroadcaster events(f.sink, f.config(), f.registry);
+  rg::client::EventBroadcaster events(f.sink, f.config(), &f.metrics);
   events.start(f.io.get_executor());
   events.record(web(), "Warning", "HorizontalPodAutoscalerFound", "left alone");
-  f.run_until([&] { return events.metrics().written_total(rg::op::EventWrite::kCreate) == 1; });
+  f.run_until([&] { return f.metrics.written_total(rg::client::EventWrite::kCreate) == 1; });
   const std::string name = f.stored().at("HorizontalPodAutoscalerFound").name;
   f.run([&]() -> asio::awaitable<void> {
     const auto in_default = rg::client::resources::events().in("default");
@@ -134,6 +135,6 @@ TEST_CASE("a repeat of an Event that expired meanwhile is created again, with it
   REQUIRE(stored.contains("HorizontalPodAutoscalerFound"));
   CHECK(stored.at("HorizontalPodAutoscalerFound").name == name);
   CHECK(stored.at("HorizontalPodAutoscalerFound").count == 2);
-  CHECK(events.metrics().written_total(rg::op::EventWrite::kCreate) == 2);
-  CHECK(events.metrics().dropped_total(rg::op::EventDrop::kRejected) == 0);
+  CHECK(f.metrics.written_total(rg::client::EventWrite::kCreate) == 2);
+  CHECK(f.metrics.dropped_total(rg::client::EventDrop::kRejected) == 0);
 }

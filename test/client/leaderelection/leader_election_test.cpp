@@ -17,18 +17,18 @@
 #include <stdexcept>
 #include <utility>
 
-#include "operator/leader_election.hpp"
+#include "client/leaderelection/leader_election.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-using rg::op::LeaderElectionConfig;
-using rg::op::LeaderElector;
-using rg::op::LeaseRecord;
+using rg::client::LeaderElectionConfig;
+using rg::client::LeaderElector;
+using rg::client::LeaseRecord;
 
 namespace {
 
 // One Lease in memory, with resourceVersion checks like the API server's.
-class MemoryLease final : public rg::op::LeaseLock {
+class MemoryLease final : public rg::client::LeaseLock {
  public:
   std::optional<LeaseRecord> stored;
   bool failing = false;                 // every call fails, as when the API server is unreachable
@@ -42,7 +42,7 @@ class MemoryLease final : public rg::op::LeaseLock {
   }
   asio::awaitable<void> create(const LeaseRecord& record) override {
     if (failing) throw std::runtime_error("connection refused");
-    if (stored) throw rg::op::LeaseAlreadyExists("already exists");
+    if (stored) throw rg::client::LeaseAlreadyExists("already exists");
     stored = record;
     stored->resource_version = std::to_string(++version);
     co_return;
@@ -50,7 +50,7 @@ class MemoryLease final : public rg::op::LeaseLock {
   asio::awaitable<void> update(const LeaseRecord& record) override {
     if (failing) throw std::runtime_error("connection refused");
     if (!stored || stored->resource_version != record.resource_version)
-      throw rg::op::LeaseConflict("conflict");
+      throw rg::client::LeaseConflict("conflict");
     stored = record;
     stored->resource_version = std::to_string(++version);
     co_return;
@@ -80,7 +80,7 @@ struct Candidate {
   bool finished = false;
   int terms = 0;
 
-  Candidate(rg::op::LeaseLock& lock, LeaderElectionConfig config)
+  Candidate(rg::client::LeaseLock& lock, LeaderElectionConfig config)
       : elector(lock, std::move(config)) {}
 
   void start(asio::io_context& io) {

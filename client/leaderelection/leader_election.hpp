@@ -1,7 +1,19 @@
-// Leader election through a coordination.k8s.io/v1 Lease, with client-go's algorithm: a candidate
-// takes the lease when it is free or expired, the leader renews it every retry period, and a
-// leader that has not renewed within the renew deadline stops leading at once. The lease store is
-// an interface (LeaseLock) so the algorithm is tested without a cluster.
+// Leader election through a coordination.k8s.io/v1 Lease, with client-go's algorithm
+// (tools/leaderelection): a candidate takes the lease when it is free or expired, the leader
+// renews it every retry period, and a leader that has not renewed within the renew deadline stops
+// leading at once. The lease store is an interface (LeaseLock; RestLeaseLock in lease_lock.hpp
+// is the API server's) so the algorithm is tested without a cluster.
+//
+//   client::RestLeaseLock lock(rest_client, "my-namespace", "my-operator");
+//   client::LeaderElector elector(lock, {.identity = hostname + "_" + random_suffix});
+//   co_await elector.run([&]() -> asio::awaitable<void> {  // returns when cancelled
+//     co_await run_controllers();  // cancelled when leadership is lost, then run again on
+//     regaining it
+//   });
+//   ... if (elector.is_leader()) write();  // before every write, from any thread
+//
+// The lock and the elector must outlive run(); cancel run() (its coroutine's cancellation slot)
+// to stop: the lease is released on the way out unless release_on_cancel is false.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -16,7 +28,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace rg::op {
+namespace rg::client {
 
 /// The fields of a Lease that leader election reads and writes.
 struct LeaseRecord {
@@ -92,4 +104,4 @@ class LeaderElector {
   std::string observed_holder_;
 };
 
-}  // namespace rg::op
+}  // namespace rg::client
