@@ -187,6 +187,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress as it comes, also into a file
   std::printf("2 shared cores: absolute times are from a loaded machine; CPU-seconds and the "
               "ratios are the steadier figures\n");
 
