@@ -68,9 +68,9 @@ using rg::bench::Clock;
 
 // The operator's process, as /proc shows it.
 struct ProcessSample {
-  double cpu_seconds = 0;    // utime + stime
-  double rss_mib = 0;        // VmRSS
-  double peak_rss_mib = 0;   // VmHWM
+  double cpu_seconds = 0;   // utime + stime
+  double rss_mib = 0;       // VmRSS
+  double peak_rss_mib = 0;  // VmHWM
 };
 
 ProcessSample sample(pid_t pid) {
@@ -172,8 +172,7 @@ int main(int argc, char** argv) {
   app.add_option("--record-events", cluster_options.record_events,
                  "whether the simulated components record Events")
       ->capture_default_str();
-  app.add_option("--node-eviction-rate", cluster_options.node_eviction_rate)
-      ->capture_default_str();
+  app.add_option("--node-eviction-rate", cluster_options.node_eviction_rate)->capture_default_str();
   app.add_option("--secondary-node-eviction-rate", cluster_options.secondary_node_eviction_rate)
       ->capture_default_str();
   app.add_option("--unhealthy-zone-threshold", cluster_options.unhealthy_zone_threshold)
@@ -188,8 +187,9 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   spdlog::set_level(spdlog::level::warn);
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress as it comes, also into a file
-  std::printf("2 shared cores: absolute times are from a loaded machine; CPU-seconds and the "
-              "ratios are the steadier figures\n");
+  std::printf(
+      "2 shared cores: absolute times are from a loaded machine; CPU-seconds and the "
+      "ratios are the steadier figures\n");
 
   // --- kube-sim and its cluster ---
   auto started = Clock::now();
@@ -310,8 +310,9 @@ int main(int argc, char** argv) {
     const auto rest_before = sample(operator_pid);
     const double sim_rest_before = sim_cpu_seconds();
     const auto rest_start = Clock::now();
-    wait_for(operator_pid, rest_start + std::chrono::duration_cast<Clock::duration>(
-                                            std::chrono::duration<double>(rest_seconds)),
+    wait_for(operator_pid,
+             rest_start + std::chrono::duration_cast<Clock::duration>(
+                              std::chrono::duration<double>(rest_seconds)),
              [] { return false; });
     const double rest_s = rg::bench::seconds_since(rest_start);
     const auto rest_after = sample(operator_pid);
@@ -334,19 +335,18 @@ int main(int argc, char** argv) {
         affected.insert(app_label->second);
     }
     const auto earlier_writes = server.writes().since(0);
-    const std::uint64_t writes_before =
-        earlier_writes.empty() ? 0 : earlier_writes.back().sequence;
+    const std::uint64_t writes_before = earlier_writes.empty() ? 0 : earlier_writes.back().sequence;
     const auto failure_before = sample(operator_pid);
     const double sim_failure_before = sim_cpu_seconds();
     const auto death = rg::sim::Instant::now();
     for (const auto& name : dead) cluster.stop_kubelet(name);
-    const double death_wall =
-        std::chrono::duration<double>(death.wall.time_since_epoch()).count();
-    std::printf("zone sim-a failed: %zu of %zu nodes' kubelets stopped in %.1f ms; %zu "
-                "Deployments have pods there\n",
-                dead.size(), node_names.size(),
-                std::chrono::duration<double, std::milli>(Clock::now() - death.monotonic).count(),
-                affected.size());
+    const double death_wall = std::chrono::duration<double>(death.wall.time_since_epoch()).count();
+    std::printf(
+        "zone sim-a failed: %zu of %zu nodes' kubelets stopped in %.1f ms; %zu "
+        "Deployments have pods there\n",
+        dead.size(), node_names.size(),
+        std::chrono::duration<double, std::milli>(Clock::now() - death.monotonic).count(),
+        affected.size());
 
     std::unordered_map<std::string, double> scaled_at;  // Deployment -> seconds after the death
     std::size_t scale_patches = 0, rejected = 0;
@@ -355,8 +355,8 @@ int main(int argc, char** argv) {
         60 * time_scale + 120 + 3.0 * double(affected.size()) / std::max(qps, 1.0);
     const bool complete = wait_for(
         operator_pid,
-        death.monotonic + std::chrono::duration_cast<Clock::duration>(
-                              std::chrono::duration<double>(deadline_s)),
+        death.monotonic +
+            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s)),
         [&] {
           for (const auto& write : server.writes().since(seen)) {
             seen = write.sequence;

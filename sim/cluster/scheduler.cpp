@@ -33,8 +33,7 @@ Scheduler::Scheduler(Context& context)
       if (auto it = load_.find(before->node_name); it != load_.end() && --it->second == 0)
         load_.erase(it);
     }
-    if (after != nullptr && after->active() && !after->node_name.empty())
-      ++load_[after->node_name];
+    if (after != nullptr && after->active() && !after->node_name.empty()) ++load_[after->node_name];
     if (after != nullptr && after->node_name.empty() && after->active())
       loop_.add(after->object->key());
   });
@@ -56,9 +55,8 @@ std::size_t num_feasible_nodes_to_find(std::size_t nodes) {
   constexpr std::size_t kMinFeasibleNodesToFind = 100;
   constexpr std::size_t kMinFeasibleNodesPercentageToFind = 5;
   if (nodes < kMinFeasibleNodesToFind) return nodes;
-  const std::size_t percentage =
-      std::max<std::ptrdiff_t>(50 - static_cast<std::ptrdiff_t>(nodes / 125),
-                               kMinFeasibleNodesPercentageToFind);
+  const std::size_t percentage = std::max<std::ptrdiff_t>(
+      50 - static_cast<std::ptrdiff_t>(nodes / 125), kMinFeasibleNodesPercentageToFind);
   return std::max(nodes * percentage / 100, kMinFeasibleNodesToFind);
 }
 

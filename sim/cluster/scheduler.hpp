@@ -43,8 +43,8 @@ class Scheduler {
   WorkLoop loop_;
   EventsV1Recorder events_;
   std::unordered_map<std::string, std::size_t> load_;  ///< node -> its active pods
-  std::vector<std::string> node_order_;  ///< the nodes by name; empty: to be rebuilt
-  std::size_t next_start_ = 0;           ///< nextStartNodeIndex
+  std::vector<std::string> node_order_;                ///< the nodes by name; empty: to be rebuilt
+  std::size_t next_start_ = 0;                         ///< nextStartNodeIndex
 };
 
 }  // namespace rg::sim::cluster

@@ -115,11 +115,11 @@ TEST_CASE("a large cluster's scheduler stops at kube-scheduler's number of feasi
   CHECK(num_feasible_nodes_to_find(3) == 3);
   CHECK(num_feasible_nodes_to_find(99) == 99);  // under 100: every node
   CHECK(num_feasible_nodes_to_find(100) == 100);
-  CHECK(num_feasible_nodes_to_find(150) == 100);      // 49 % is 73: at least 100
-  CHECK(num_feasible_nodes_to_find(1000) == 420);     // 50 - 1000/125 = 42 %
-  CHECK(num_feasible_nodes_to_find(5000) == 500);     // 10 %
-  CHECK(num_feasible_nodes_to_find(6000) == 300);     // 2 %, raised to 5 %
-  CHECK(num_feasible_nodes_to_find(20000) == 1000);   // 5 %
+  CHECK(num_feasible_nodes_to_find(150) == 100);     // 49 % is 73: at least 100
+  CHECK(num_feasible_nodes_to_find(1000) == 420);    // 50 - 1000/125 = 42 %
+  CHECK(num_feasible_nodes_to_find(5000) == 500);    // 10 %
+  CHECK(num_feasible_nodes_to_find(6000) == 300);    // 2 %, raised to 5 %
+  CHECK(num_feasible_nodes_to_find(20000) == 1000);  // 5 %
 }
 
 TEST_CASE("in a cluster of 150 nodes each search starts where the last stopped: pods spread") {
