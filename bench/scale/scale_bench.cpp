@@ -27,7 +27,7 @@
 //   build/bench/scale/scale_bench [--nodes 5000] [--deployments 10000] [--pods-per-deployment 15]
 //       [--zones 3] [--kube-api-qps 500] [--kube-api-burst 1000] [--workers 16]
 //       [--rest-seconds 60] [--time-scale 1] [--record-events true] [--sim-io-threads 1]
-//       [--operator build/operator/replica-guard] [--operator-log PATH]
+//       [--operator build/operator/replica-guard] [--operator-arg ARG]... [--operator-log PATH]
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -49,6 +49,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -182,6 +183,10 @@ int main(int argc, char** argv) {
   app.add_option("--sim-io-threads", sim_options.io_threads, "kube-sim's io threads")
       ->capture_default_str();
   app.add_option("--operator", operator_binary, "the replica-guard binary")->capture_default_str();
+  std::vector<std::string> operator_args;
+  app.add_option("--operator-arg", operator_args,
+                 "one more argument for the operator (repeatable), e.g. "
+                 "--operator-arg=--taint-suspect-nodes");
   app.add_option("--operator-log", operator_log, "where the operator's output goes")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
@@ -276,6 +281,7 @@ int main(int argc, char** argv) {
                                 seconds_flag(30 * time_scale),
                                 "--scale-down-delay",
                                 seconds_flag(60 * time_scale)};
+  args.insert(args.end(), operator_args.begin(), operator_args.end());
   started = Clock::now();
   const pid_t operator_pid = spawn(args, operator_log);
   int exit_code = 0;
@@ -348,8 +354,20 @@ int main(int argc, char** argv) {
         std::chrono::duration<double, std::milli>(Clock::now() - death.monotonic).count(),
         affected.size());
 
+    // When each dead node's Lease ran out for the operator: its last renewal + the grace (the
+    // operator sweeps every 1/24 of the grace): the earliest its scale PATCHes can go.
+    std::vector<double> expiries;
+    for (const auto& kubelet : cluster.kubelets())
+      if (dead.contains(kubelet.node) && kubelet.last_renewal)
+        expiries.push_back(
+            std::chrono::duration<double>(kubelet.last_renewal->monotonic - death.monotonic)
+                .count() +
+            24 * time_scale);
+    std::sort(expiries.begin(), expiries.end());
+
     std::unordered_map<std::string, double> scaled_at;  // Deployment -> seconds after the death
     std::size_t scale_patches = 0, rejected = 0;
+    std::map<std::string, std::size_t> writes_by_kind;  // the operator's, death -> last scale
     std::uint64_t seen = writes_before;
     const double deadline_s =
         60 * time_scale + 120 + 3.0 * double(affected.size()) / std::max(qps, 1.0);
@@ -360,6 +378,10 @@ int main(int argc, char** argv) {
         [&] {
           for (const auto& write : server.writes().since(seen)) {
             seen = write.sequence;
+            if (scaled_at.size() < affected.size())
+              ++writes_by_kind[write.resource +
+                               (write.subresource.empty() ? "" : "/" + write.subresource) + " " +
+                               write.verb];
             if (write.resource != "deployments" || write.subresource != "scale") continue;
             ++scale_patches;
             if (write.code >= 300) {
@@ -388,6 +410,22 @@ int main(int argc, char** argv) {
         "%.1f s, kube-sim %.1f s; operator RSS %.0f MiB, peak %.0f MiB\n",
         scale_patches, rejected, failure_after.cpu_seconds - failure_before.cpu_seconds,
         sim_failure_cpu, failure_after.rss_mib, failure_after.peak_rss_mib);
+    if (!expiries.empty())
+      std::printf(
+          "  the dead nodes' Leases ran out (last renewal + grace) %.2f-%.2f s after the "
+          "death\n",
+          expiries.front(), expiries.back());
+    std::size_t writes = 0;
+    std::string kinds;
+    for (const auto& [kind, count] : writes_by_kind) {
+      writes += count;
+      kinds += fmt::format("{}{} {}", kinds.empty() ? "" : ", ", count, kind);
+    }
+    if (!times.empty() && !expiries.empty())
+      std::printf(
+          "  the operator's writes from the death to the last scale PATCH: %zu (%s), "
+          "%.0f per s from the first Lease run out to the last scale PATCH\n",
+          writes, kinds.c_str(), double(writes) / std::max(times.back() - expiries.front(), 1e-3));
     if (!complete) {
       std::printf("FAILED: %zu affected Deployments got no scale PATCH within %.0f s (log: %s)\n",
                   affected.size() - times.size(), deadline_s, operator_log.c_str());
