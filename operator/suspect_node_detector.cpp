@@ -23,7 +23,39 @@ SuspectNodeDetector::Node& SuspectNodeDetector::node(std::string_view name) {
 }
 
 void SuspectNodeDetector::advance(TimePoint now) {
-  if (live_since_ && (!live_until_ || now > *live_until_)) live_since_.reset();
+  if (now - config_.liveness_window > window_start_) {
+    window_start_ = now - config_.liveness_window;
+    while (!window_.empty() && window_.front().first < window_start_) {
+      const auto it = nodes_.find(window_.front().second);
+      if (it != nodes_.end() && it->second.last_renewal == window_.front().first &&
+          holds_lease(it->second))
+        --renewing_;
+      window_.pop_front();
+    }
+  }
+  if (live_since_ && (!live_until_ || now > *live_until_)) {
+    if (live_until_stale_) {
+      membership_or_renewal_changed(now);  // keeps live_since_ when renewals kept it live
+    } else {
+      live_since_.reset();
+    }
+  }
+}
+
+void SuspectNodeDetector::holder_changed(const Node& n, bool was_holder) {
+  if (holds_lease(n) == was_holder) return;
+  const std::ptrdiff_t delta = was_holder ? -1 : 1;
+  holders_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(holders_) + delta);
+  if (in_window(n))
+    renewing_ = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(renewing_) + delta);
+}
+
+void SuspectNodeDetector::renewed(TimePoint now) {
+  if (live_since_ && live_until_ && now <= *live_until_) {
+    live_until_stale_ = true;
+  } else {
+    membership_or_renewal_changed(now);
+  }
 }
 
 // With N lease-holding nodes, a node has N - 1 others and a majority of them is
@@ -41,6 +73,7 @@ void SuspectNodeDetector::membership_or_renewal_changed(TimePoint now) {
   }
   const std::size_t majority = holders < 2 ? 0 : (holders - 1) / 2 + 1;
   live_until_.reset();
+  live_until_stale_ = false;
   if (majority > 0 && renewals.size() >= majority) {
     std::nth_element(renewals.begin(), renewals.begin() + static_cast<long>(majority - 1),
                      renewals.end(), std::greater<>());
@@ -63,12 +96,9 @@ LeaseEvidence SuspectNodeDetector::evidence_for(const Node& n, TimePoint now) co
   LeaseEvidence e;
   if (const auto from = suspect_from(n))
     e.silent_for = std::chrono::duration_cast<Duration>(now - (*from - config_.grace));
-  for (const auto& [name, other] : nodes_) {
-    if (&other == &n || !holds_lease(other)) continue;
-    ++e.others;
-    if (other.last_renewal && *other.last_renewal + config_.liveness_window >= now)
-      ++e.others_renewing;
-  }
+  const bool counted = holds_lease(n);
+  e.others = holders_ - (counted ? 1 : 0);
+  e.others_renewing = renewing_ - (counted && in_window(n) ? 1 : 0);
   return e;
 }
 
@@ -77,20 +107,24 @@ std::optional<SuspectNodeDetector::Duration> SuspectNodeDetector::lease_seen(
   advance(now);
   Node& n = node(name);
   if (!n.has_lease) {  // first sight: its silence counts from here
+    const bool was_holder = holds_lease(n);
     n.has_lease = true;
     n.renew_time = renew_time;
     n.alive_at = std::max(n.alive_at, now);
+    holder_changed(n, was_holder);
     membership_or_renewal_changed(now);
     return std::nullopt;
   }
   if (n.renew_time == renew_time) return std::nullopt;  // a relist, or another field changed
   std::optional<Duration> gap;
   if (n.last_renewal) gap = std::chrono::duration_cast<Duration>(now - *n.last_renewal);
+  if (holds_lease(n) && !in_window(n)) ++renewing_;
+  if (n.last_renewal != now) window_.emplace_back(now, name);
   n.renew_time = renew_time;
   n.last_renewal = now;
   n.alive_at = now;
   n.suspected_at.reset();
-  membership_or_renewal_changed(now);
+  renewed(now);
   return gap;
 }
 
@@ -99,7 +133,9 @@ void SuspectNodeDetector::lease_deleted(std::string_view name, TimePoint now) {
   const auto it = nodes_.find(name);
   if (it == nodes_.end()) return;
   Node& n = it->second;
+  const bool was_holder = holds_lease(n);
   n.has_lease = false;
+  holder_changed(n, was_holder);
   n.renew_time.clear();
   n.last_renewal.reset();
   n.suspected_at.reset();
@@ -113,7 +149,9 @@ void SuspectNodeDetector::node_seen(std::string_view name, bool ready, std::stri
   Node& n = node(name);
   const bool first = !n.has_node;
   if (first) {
+    const bool was_holder = holds_lease(n);
     n.has_node = true;
+    holder_changed(n, was_holder);
     n.alive_at = std::max(n.alive_at, now);
   } else if (n.heartbeat != heartbeat && ready_status != "Unknown") {
     n.alive_at = now;  // the kubelet posted its status
@@ -133,7 +171,9 @@ void SuspectNodeDetector::node_deleted(std::string_view name, TimePoint now) {
   const auto it = nodes_.find(name);
   if (it == nodes_.end()) return;
   Node& n = it->second;
+  const bool was_holder = holds_lease(n);
   n.has_node = false;
+  holder_changed(n, was_holder);
   n.heartbeat.clear();
   n.not_ready_since.reset();
   n.suspected_at.reset();

@@ -25,10 +25,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rg::op {
@@ -113,11 +115,20 @@ class SuspectNodeDetector {
     std::optional<TimePoint> not_ready_since;
   };
 
-  // Moves the liveness state to `now`: the pipeline stopped being live at live_until_.
+  // Moves the liveness state and the renewal window to `now`: the pipeline stopped being live at
+  // live_until_ (recomputed first when renewals since may have moved it).
   void advance(TimePoint now);
-  // Recomputes live_until_ after a renewal or a change of membership at `now`.
+  // Recomputes live_until_ after a change of membership at `now` (O(nodes)).
   void membership_or_renewal_changed(TimePoint now);
+  // A renewal at `now`: while the pipeline is live a renewal can only move live_until_ later, so
+  // the O(nodes) recomputation waits until advance() needs the value (5,000 nodes renew ~500
+  // times a second); otherwise it may make the pipeline live now, so it is done at once.
+  void renewed(TimePoint now);
   bool holds_lease(const Node& n) const { return n.has_node && n.has_lease; }
+  // Whether `n`'s last renewal is inside the liveness window as of the last advance().
+  bool in_window(const Node& n) const { return n.last_renewal && *n.last_renewal >= window_start_; }
+  // Keeps holders_ and renewing_ after `n`'s has_node or has_lease changed from `was_holder`.
+  void holder_changed(const Node& n, bool was_holder);
   std::optional<TimePoint> suspect_from(const Node& n) const;
   LeaseEvidence evidence_for(const Node& n, TimePoint now) const;
   Node& node(std::string_view name);
@@ -127,7 +138,15 @@ class SuspectNodeDetector {
   std::optional<TimePoint> observing_since_;
   std::optional<TimePoint> live_since_;  ///< the pipeline has been live continuously since
   std::optional<TimePoint> live_until_;  ///< ... and stays live until, unless renewals arrive
+  bool live_until_stale_ = false;        ///< renewals came since live_until_ was computed
   std::vector<TimePoint> renewals_;      ///< scratch for membership_or_renewal_changed
+  // The evidence's counts without a pass over every node: each renewal in observed order, and
+  // how many lease holders there are and how many renewed in the liveness window. An entry is
+  // current while its node's last_renewal is still its time.
+  std::deque<std::pair<TimePoint, std::string>> window_;
+  TimePoint window_start_{};  ///< the window's start as of the last advance()
+  std::size_t holders_ = 0;
+  std::size_t renewing_ = 0;  ///< holders whose last renewal is in the window
 };
 
 }  // namespace rg::op

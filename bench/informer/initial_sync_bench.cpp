@@ -5,7 +5,10 @@
 //  - heap growth (malloc's bytes in use, mallinfo2): the cache's own cost per pod, free of the
 //    page-level noise of RSS;
 //  - next to it, in the same run, a bare boost::json::parse of the same LIST bytes (one
-//    unpaginated LIST fetched beforehand), the reference the informer is measured against;
+//    unpaginated LIST fetched beforehand), the reference the informer is measured against, and
+//    the typed ListDecoder<Pod> alone on those bytes: the informer's CPU per pod is printed as a
+//    multiple of it, next to its target (<= 1.5x), and the steady RSS per pod next to its
+//    target (<= 1.0 KB);
 //  - CPU split between the informer (this thread: HTTP client, decoding, DeltaFIFO, Indexer)
 //    and kube-sim (its own thread), and kube-sim's serving time alone: the unpaginated LIST read
 //    by a client that only appends the bytes.
@@ -31,6 +34,7 @@
 #include "bench/seed_pods.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/rest_client.hpp"
+#include "client/watch/list_decoder.hpp"
 #include "informer/shared_index_informer.hpp"
 #include "sim/server.hpp"
 
@@ -80,7 +84,9 @@ asio::awaitable<std::string> fetch_list(rg::client::RestClient& client) {
   co_return bytes;
 }
 
-void bare_parse(asio::io_context& io, rg::client::RestClient& client, std::size_t pods) {
+// The bare parse and the typed decoder on one LIST's bytes; returns the typed decoder's CPU
+// seconds per pod.
+double bare_parse(asio::io_context& io, rg::client::RestClient& client, std::size_t pods) {
   std::string bytes;
   bool fetched = false;
   asio::co_spawn(io, fetch_list(client), [&](std::exception_ptr error, std::string result) {
@@ -110,10 +116,27 @@ void bare_parse(asio::io_context& io, rg::client::RestClient& client, std::size_
       "%.0f pods/s (CPU %.1f s; %.0f bytes/pod)\n",
       items, bytes.size() / 1e6, took, bytes.size() / 1e6 / took, pods / took, cpu,
       static_cast<double>(bytes.size()) / static_cast<double>(pods));
+  parsed = nullptr;
+  // The typed decoder alone, in the 64 KiB pieces the informer's body reader hands it.
+  const double typed_start = thread_cpu_seconds();
+  std::size_t decoded = 0;
+  {
+    rg::client::ListDecoder<Pod> decoder;
+    constexpr std::size_t kPiece = 64 * 1024;
+    for (std::size_t at = 0; at < bytes.size(); at += kPiece)
+      decoder.feed(std::string_view(bytes).substr(at, kPiece),
+                   [&decoded](std::shared_ptr<const Pod>) { ++decoded; });
+    decoder.finish();
+  }
+  const double typed_cpu = thread_cpu_seconds() - typed_start;
+  std::printf(
+      "  typed ListDecoder<Pod> alone on the same bytes: %zu pods, CPU %.2f s = %.2f us/pod\n",
+      decoded, typed_cpu, typed_cpu * 1e6 / static_cast<double>(pods));
+  return typed_cpu / static_cast<double>(pods);
 }
 
 void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::size_t pods,
-                   bool watch_list) {
+                   bool watch_list, double typed_cpu_per_pod) {
   malloc_trim(0);
   const std::size_t baseline = resident_bytes();
   const std::size_t heap_baseline = heap_in_use();
@@ -167,6 +190,12 @@ void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
       mib(static_cast<double>(steady - baseline)),
       static_cast<double>(steady - baseline) / 1024.0 / static_cast<double>(pods),
       static_cast<double>(heap - heap_baseline) / 1024.0 / static_cast<double>(pods));
+  const double per_pod = informer_cpu / static_cast<double>(pods);
+  std::printf(
+      "    informer CPU per pod %.2f us = %.2fx the typed decoder's (target <= 1.5x); steady RSS "
+      "per pod %.2f KB (target <= 1.0 KB)\n",
+      per_pod * 1e6, per_pod / typed_cpu_per_pod,
+      static_cast<double>(steady - baseline) / 1024.0 / static_cast<double>(pods));
 }
 
 }  // namespace
@@ -185,9 +214,9 @@ int main(int argc, char** argv) {
     config.host = server.address();
     config.timeout = std::chrono::minutes(10);
     rg::client::RestClient client(config);
-    bare_parse(io, client, pods);
-    informer_sync(io, client, pods, false);
-    informer_sync(io, client, pods, true);
+    const double typed_cpu_per_pod = bare_parse(io, client, pods);
+    informer_sync(io, client, pods, false, typed_cpu_per_pod);
+    informer_sync(io, client, pods, true, typed_cpu_per_pod);
   }
   return 0;
 }

@@ -1,7 +1,9 @@
 // informer_watch_bench: end-to-end watch throughput of a SharedIndexInformer<Pod> -- events per
 // second from the socket to a handler: HTTP chunked body -> watch decoder -> Reflector ->
 // DeltaFIFO -> Indexer -> handler -- for realistic kubelet-managed pods (sim/realistic_pod.hpp,
-// ~4.5 KB of JSON each), next to a bare boost::json::parse of every event line of the same bytes.
+// ~4.5 KB of JSON each), next to a bare boost::json::parse of every event line of the same bytes
+// and the typed WatchDecoder<Pod> alone on them (the target: the informer's events per CPU-second
+// at least 60% of the typed decoder's, printed at the end).
 //
 // The API server is a stand-in that costs next to nothing: it answers the LIST with an empty
 // list and the WATCH with one pre-encoded chunked body (ADDED for every pod, then MODIFIED
@@ -13,8 +15,8 @@
 // (the informer runs on one thread), the latter steady on a machine shared with other work.
 //
 // Usage: informer_watch_bench [pods] [rounds] [runs] [cases]   (default 10000 pods, 5 MODIFIED
-//        rounds, 3 runs, cases "parse,drain,informer"; the medians come last). One case alone,
-//        e.g. "informer", is for profiling.
+//        rounds, 3 runs, cases "parse,typed,drain,informer"; the medians come last). One case
+//        alone, e.g. "informer", is for profiling.
 #include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -40,6 +42,7 @@
 #include "bench/seed_pods.hpp"
 #include "client/model/pod.hpp"
 #include "client/rest/rest_client.hpp"
+#include "client/watch/watch_decoder.hpp"
 #include "informer/shared_index_informer.hpp"
 #include "sim/realistic_pod.hpp"
 
@@ -191,6 +194,28 @@ Sample bare_parse(const std::string& body, std::size_t events) {
   return sample;
 }
 
+// The typed decoder alone on the same event lines, in the 64 KiB pieces the informer's body
+// reader hands it: the baseline of the target (informer events per CPU-s >= 60% of its rate).
+Sample typed_decode(const std::string& body, std::size_t events) {
+  const Stopwatch watch;
+  std::size_t decoded = 0;
+  {
+    rg::client::WatchDecoder<Pod> decoder;
+    std::vector<rg::client::WatchEvent<Pod>> out;
+    constexpr std::size_t kPiece = 64 * 1024;
+    for (std::size_t at = 0; at < body.size(); at += kPiece) {
+      decoder.feed(std::string_view(body).substr(at, kPiece), out);
+      decoded += out.size();
+      out.clear();
+    }
+    decoder.finish();
+  }
+  const Sample sample = watch.stop();
+  if (decoded != events)
+    std::fprintf(stderr, "decoded %zu events, expected %zu\n", decoded, events);
+  return sample;
+}
+
 // The server's delivery rate: a client that only drains the watch response from the socket.
 Sample socket_drain(const FakeApiServer& server, std::size_t response_bytes) {
   asio::io_context io;
@@ -261,11 +286,11 @@ int main(int argc, char** argv) {
   const std::size_t pods = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000;
   const std::size_t rounds = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 5;
   const std::size_t runs = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 3;
-  const std::string cases = argc > 4 ? argv[4] : "parse,drain,informer";
+  const std::string cases = argc > 4 ? argv[4] : "parse,typed,drain,informer";
   if (pods == 0 || runs == 0) {
     std::fprintf(stderr,
                  "usage: informer_watch_bench [pods] [rounds] [runs] [cases]  (pods, runs > 0; "
-                 "cases: parse,drain,informer)\n");
+                 "cases: parse,typed,drain,informer)\n");
     return 2;
   }
   const auto wanted = [&](std::string_view name) { return cases.find(name) != std::string::npos; };
@@ -276,9 +301,11 @@ int main(int argc, char** argv) {
   const std::string response = chunked_response(body);
   FakeApiServer server(response);
   std::vector<Sample> parse;
+  std::vector<Sample> typed;
   std::vector<Sample> drain;
   std::vector<Sample> informer;
   constexpr const char* kParse = "bare boost::json::parse per event";
+  constexpr const char* kTyped = "typed WatchDecoder<Pod> alone";
   constexpr const char* kDrain = "socket drain (server's rate)";
   constexpr const char* kInformer = "informer, socket -> handler";
   for (std::size_t run = 1; run <= runs; ++run) {
@@ -286,6 +313,10 @@ int main(int argc, char** argv) {
     if (wanted("parse")) {
       parse.push_back(bare_parse(body, events));
       report(kParse, parse.back(), events, body.size());
+    }
+    if (wanted("typed")) {
+      typed.push_back(typed_decode(body, events));
+      report(kTyped, typed.back(), events, body.size());
     }
     if (wanted("drain")) {
       drain.push_back(socket_drain(server, response.size()));
@@ -298,7 +329,13 @@ int main(int argc, char** argv) {
   }
   std::printf("median of %zu runs\n", runs);
   if (!parse.empty()) report(kParse, median(parse), events, body.size());
+  if (!typed.empty()) report(kTyped, median(typed), events, body.size());
   if (!drain.empty()) report(kDrain, median(drain), events, body.size());
   if (!informer.empty()) report(kInformer, median(informer), events, body.size());
+  if (!typed.empty() && !informer.empty()) {
+    const Sample t = median(typed), i = median(informer);
+    std::printf("informer events per CPU-s = %.0f%% of the typed decoder's (target >= 60%%)\n",
+                100.0 * t.cpu / i.cpu);
+  }
   return 0;
 }

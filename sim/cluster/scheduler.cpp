@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <boost/json/value.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <map>
 
@@ -26,11 +28,17 @@ Scheduler::Scheduler(Context& context)
       events_(context, "default-scheduler", "default-scheduler-kube-sim",
               {"system:kube-scheduler", "kube-scheduler/v1.35.0 (linux/amd64) kubernetes/sim"}) {
   loop_.add_at(kFinishSeriesKey, WorkLoop::Clock::now() + context.options.event_series_finish);
-  context.caches.pods.add_handler([this](const PodView*, const PodView* after) {
+  context.caches.pods.add_handler([this](const PodView* before, const PodView* after) {
+    if (before != nullptr && before->active() && !before->node_name.empty()) {
+      if (auto it = load_.find(before->node_name); it != load_.end() && --it->second == 0)
+        load_.erase(it);
+    }
+    if (after != nullptr && after->active() && !after->node_name.empty()) ++load_[after->node_name];
     if (after != nullptr && after->node_name.empty() && after->active())
       loop_.add(after->object->key());
   });
-  context.caches.nodes.add_handler([this](const NodeView*, const NodeView* after) {
+  context.caches.nodes.add_handler([this](const NodeView* before, const NodeView* after) {
+    if (before == nullptr || after == nullptr) node_order_.clear();
     if (after == nullptr) return;
     for (const auto& key :
          context_.caches.pods.indexed(context_.caches.unscheduled_pods, "pending"))
@@ -43,12 +51,30 @@ boost::asio::awaitable<void> Scheduler::run() {
   co_await loop_.run(sync);
 }
 
-std::string Scheduler::pick_node(const PodView& pod, std::string& reason) const {
+std::size_t num_feasible_nodes_to_find(std::size_t nodes) {
+  constexpr std::size_t kMinFeasibleNodesToFind = 100;
+  constexpr std::size_t kMinFeasibleNodesPercentageToFind = 5;
+  if (nodes < kMinFeasibleNodesToFind) return nodes;
+  const std::size_t percentage = std::max<std::ptrdiff_t>(
+      50 - static_cast<std::ptrdiff_t>(nodes / 125), kMinFeasibleNodesPercentageToFind);
+  return std::max(nodes * percentage / 100, kMinFeasibleNodesToFind);
+}
+
+std::string Scheduler::pick_node(const PodView& pod, std::string& reason) {
   const auto& caches = context_.caches;
+  if (node_order_.empty())
+    for (const auto& [name, node] : caches.nodes.items()) node_order_.push_back(name);
+  const std::size_t nodes = node_order_.size();
+  const std::size_t wanted = num_feasible_nodes_to_find(nodes);
   std::string best;
   std::size_t best_load = std::numeric_limits<std::size_t>::max();
+  std::size_t feasible = 0, processed = 0;
   std::map<std::string, int> rejected;  // reason -> nodes
-  for (const auto& [name, node] : caches.nodes.items()) {
+  // findNodesThatPassFilters: from nextStartNodeIndex until enough nodes fit.
+  for (; processed < nodes && feasible < wanted; ++processed) {
+    const std::string& name = node_order_[(next_start_ + processed) % nodes];
+    const auto node = caches.nodes.get(name);
+    if (!node) continue;
     if (node->ready != "True") {
       ++rejected["node(s) were not ready"];
     } else if (node->unschedulable) {
@@ -59,20 +85,20 @@ std::string Scheduler::pick_node(const PodView& pod, std::string& reason) const 
     } else if (!pod.selects(*node->object)) {
       ++rejected["node(s) didn't match Pod's node affinity/selector"];
     } else {
-      std::size_t load = 0;
-      for (const auto& key : caches.pods.indexed(caches.pods_by_node, name))
-        if (auto bound = caches.pods.get(key); bound && bound->active()) ++load;
-      if (load < best_load) {
+      ++feasible;
+      const auto counted = load_.find(name);
+      const std::size_t load = counted == load_.end() ? 0 : counted->second;
+      if (load < best_load || (load == best_load && name < best)) {
         best = name;
         best_load = load;
       }
     }
   }
+  if (nodes > 0) next_start_ = (next_start_ + processed) % nodes;
   if (best.empty()) {
     std::string parts;
     for (const auto& [why, count] : rejected)
       parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", count, why);
-    const auto nodes = caches.nodes.items().size();
     reason = fmt::format("0/{} nodes are available: {}.", nodes,
                          parts.empty() ? std::string("no nodes") : parts);
     // FitError.Error() appends the PostFilter plugins' messages, joined with ", ":

@@ -7,17 +7,27 @@
 // whenever a node changes. Records its Events through events.k8s.io/v1 as kube-scheduler does
 // (reportingController default-scheduler): Scheduled (action Binding) after a binding,
 // FailedScheduling (action Scheduling, Warning) before the condition of a failure.
+// Like kube-scheduler in a large cluster it stops looking once it has found
+// num_feasible_nodes_to_find() fitting nodes, starting each search where the last one stopped
+// (percentageOfNodesToScore's adaptive default), so a pod costs O(that), not O(nodes x pods).
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
 
+#include <cstddef>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "sim/cluster/caches.hpp"
 #include "sim/cluster/events_v1_recorder.hpp"
 #include "sim/cluster/work_loop.hpp"
 
 namespace rg::sim::cluster {
+
+/// schedule_one.go numFeasibleNodesToFind with percentageOfNodesToScore unset: every node under
+/// 100, else (50 - nodes/125) % of them, at least 5 % and at least 100.
+std::size_t num_feasible_nodes_to_find(std::size_t nodes);
 
 class Scheduler {
  public:
@@ -27,11 +37,14 @@ class Scheduler {
  private:
   void sync(const std::string& key);
   /// The node to bind to, or "" with why none fits in `reason`.
-  std::string pick_node(const PodView& pod, std::string& reason) const;
+  std::string pick_node(const PodView& pod, std::string& reason);
 
   Context& context_;
   WorkLoop loop_;
   EventsV1Recorder events_;
+  std::unordered_map<std::string, std::size_t> load_;  ///< node -> its active pods
+  std::vector<std::string> node_order_;                ///< the nodes by name; empty: to be rebuilt
+  std::size_t next_start_ = 0;                         ///< nextStartNodeIndex
 };
 
 }  // namespace rg::sim::cluster

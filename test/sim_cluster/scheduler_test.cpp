@@ -1,13 +1,16 @@
 // The scheduler's filters: spec.nodeSelector (the nodeSelector half of NodeAffinity), with
 // kube-scheduler's rejection message when no node matches; and that it still places pods on a
-// node that looks Ready although its kubelet has died (it knows only what the API says).
+// node that looks Ready although its kubelet has died (it knows only what the API says); and
+// how many nodes it looks at in a large cluster (percentageOfNodesToScore's adaptive default).
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>
 
+#include <map>
 #include <set>
 
 #include "cluster_fixture.hpp"
+#include "sim/cluster/scheduler.hpp"
 
 namespace json = boost::json;
 using rg::sim::testing::ClusterFixture;
@@ -104,4 +107,35 @@ TEST_CASE("a node whose kubelet died but is still Ready gets the new pod when le
       CHECK(pod.at("status").at("phase") == "Pending");
       CHECK(condition_status(pod, "Ready") != "True");
     }
+}
+
+TEST_CASE("a large cluster's scheduler stops at kube-scheduler's number of feasible nodes") {
+  using rg::sim::cluster::num_feasible_nodes_to_find;
+  CHECK(num_feasible_nodes_to_find(0) == 0);
+  CHECK(num_feasible_nodes_to_find(3) == 3);
+  CHECK(num_feasible_nodes_to_find(99) == 99);  // under 100: every node
+  CHECK(num_feasible_nodes_to_find(100) == 100);
+  CHECK(num_feasible_nodes_to_find(150) == 100);     // 49 % is 73: at least 100
+  CHECK(num_feasible_nodes_to_find(1000) == 420);    // 50 - 1000/125 = 42 %
+  CHECK(num_feasible_nodes_to_find(5000) == 500);    // 10 %
+  CHECK(num_feasible_nodes_to_find(6000) == 300);    // 2 %, raised to 5 %
+  CHECK(num_feasible_nodes_to_find(20000) == 1000);  // 5 %
+}
+
+TEST_CASE("in a cluster of 150 nodes each search starts where the last stopped: pods spread") {
+  ClusterFixture f(fast_options(), 150);
+  f.create_deployment("web", 300);
+  REQUIRE(f.run_until([&] {
+    auto pods = f.pods_of("web");
+    if (pods.size() != 300) return false;
+    for (const auto& pod : pods)
+      if (node_of(pod).empty()) return false;
+    return true;
+  }));
+  std::map<std::string, int> per_node;
+  for (const auto& pod : f.pods_of("web")) ++per_node[node_of(pod)];
+  // Each search looks at 100 nodes from where the last one stopped and takes the least loaded
+  // there: every node is used, none gets more than one pod above the even share.
+  CHECK(per_node.size() == 150);
+  for (const auto& [node, pods] : per_node) CHECK_MESSAGE(pods <= 3, node);
 }
