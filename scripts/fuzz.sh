@@ -52,6 +52,14 @@ minimise() {
   merged=$(mktemp -d)
   "build-fuzz/test/fuzz/${name}_fuzz" -merge=1 -rss_limit_mb=2560 "$merged" "$@" \
     >"$runs/$name/merge.log" 2>&1
+  # libFuzzer names what it keeps by its SHA-1: a named input (one that found a bug) stays, under
+  # its name.
+  local input
+  for input in "test/fuzz/corpus/$name"/*; do
+    if [[ "${input##*/}" =~ ^[0-9a-f]{40}$ ]]; then continue; fi
+    rm -f "$merged/$(sha1sum <"$input" | cut -d' ' -f1)"
+    cp "$input" "$merged/"
+  done
   rm -rf "test/fuzz/corpus/$name"
   mv "$merged" "test/fuzz/corpus/$name"
   chmod 755 "test/fuzz/corpus/$name"
