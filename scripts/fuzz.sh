@@ -1,27 +1,39 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer harnesses of test/fuzz/ long (CI runs each for 10 s):
-#   scripts/fuzz.sh [--seconds N] [--merge] [--reseed] [HARNESS...]
+#   scripts/fuzz.sh [--runs N] [--cpu-seconds N] [--no-build] [--out DIR] [--merge] [--reseed]
+#                   [HARNESS...]
 # Builds build-fuzz/ (through scripts/test.sh --fuzz, which also runs the short CI runs), then
-# runs each harness (all by default: the names in test/fuzz/meson.build) for N seconds (default
-# 3600: the one CPU-hour target), one after another, niced, and prints its executions. A crash,
-# hang, leak or sanitizer report is saved in build-fuzz/test/fuzz/runs/<harness>/ and fails the
-# script (reproduce: build-fuzz/test/fuzz/<harness>_fuzz <saved file>).
+# runs each harness (all by default: the names in test/fuzz/meson.build), one after another at
+# nice 5, until it has executed N inputs (--runs, default 10 M) or used N seconds of CPU time
+# (--cpu-seconds, default 3600), whichever comes first: the target of each harness. CPU time, not
+# wall time: on a shared machine the wall clock over-counts what the harness got. It prints the
+# executions and the CPU seconds of each (the figures for the README). A crash, hang (an input
+# over 10 s), leak or sanitizer report is saved in DIR/<harness>/ (default
+# build-fuzz/test/fuzz/runs) and fails the script (reproduce: build-fuzz/test/fuzz/<harness>_fuzz
+# <saved file>).
+#   --no-build use build-fuzz/ as it is (no build, no short runs)
 #   --merge    then minimise test/fuzz/corpus/<harness>/ with what the run found
 #              (libFuzzer -merge=1): the corpora to commit
 #   --reseed   first merge the seeds of test/fuzz/seed_corpus.py into the corpora
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-seconds=3600
+max_runs=10000000
+cpu_seconds=3600
+build=1
+runs="build-fuzz/test/fuzz/runs"
 merge=0
 reseed=0
 harnesses=()
 while (($#)); do
   case "$1" in
-    --seconds) seconds=$2; shift ;;
+    --runs) max_runs=$2; shift ;;
+    --cpu-seconds) cpu_seconds=$2; shift ;;
+    --no-build) build=0 ;;
+    --out) runs=$2; shift ;;
     --merge) merge=1 ;;
     --reseed) reseed=1 ;;
-    -*) echo "fuzz.sh: unknown option '$1' (expected --seconds N, --merge, --reseed)" >&2; exit 2 ;;
+    -*) echo "fuzz.sh: unknown option '$1' (expected --runs N, --cpu-seconds N, --no-build, --out DIR, --merge, --reseed)" >&2; exit 2 ;;
     *) harnesses+=("$1") ;;
   esac
   shift
@@ -30,8 +42,7 @@ if ((${#harnesses[@]} == 0)); then
   mapfile -t harnesses < <(sed -n "s/^  '\([a-z_]*\)' : .*/\1/p" test/fuzz/meson.build)
 fi
 
-scripts/test.sh --fuzz
-runs=build-fuzz/test/fuzz/runs
+if ((build)); then scripts/test.sh --fuzz; fi
 
 # Replaces test/fuzz/corpus/NAME with the smallest set of DIRS' inputs covering as much.
 minimise() {
@@ -41,6 +52,14 @@ minimise() {
   merged=$(mktemp -d)
   "build-fuzz/test/fuzz/${name}_fuzz" -merge=1 -rss_limit_mb=2560 "$merged" "$@" \
     >"$runs/$name/merge.log" 2>&1
+  # libFuzzer names what it keeps by its SHA-1: a named input (one that found a bug) stays, under
+  # its name.
+  local input
+  for input in "test/fuzz/corpus/$name"/*; do
+    if [[ "${input##*/}" =~ ^[0-9a-f]{40}$ ]]; then continue; fi
+    rm -f "$merged/$(sha1sum <"$input" | cut -d' ' -f1)"
+    cp "$input" "$merged/"
+  done
   rm -rf "test/fuzz/corpus/$name"
   mv "$merged" "test/fuzz/corpus/$name"
   chmod 755 "test/fuzz/corpus/$name"
@@ -56,19 +75,46 @@ if ((reseed)); then
   rm -rf "$seeds"
 fi
 
+# The CPU seconds (user + system) process PID has used: fields 14 and 15 of /proc/PID/stat, in
+# clock ticks (the command name before them, in parentheses, may hold spaces). Fails once it
+# has exited.
+cpu_used() {
+  local stat
+  stat=$(<"/proc/$1/stat") || return 1
+  local -a fields
+  read -r -a fields <<<"${stat##*) }"
+  echo "$(((fields[11] + fields[12]) / ticks))"
+}
+ticks=$(getconf CLK_TCK)
+
 status=0
 for name in "${harnesses[@]}"; do
   log="$runs/$name/long.log"
   mkdir -p "$runs/$name"
-  if nice test/fuzz/run_fuzzer.sh "build-fuzz/test/fuzz/${name}_fuzz" "test/fuzz/corpus/$name" \
-    "$runs/$name" "$seconds" >"$log" 2>&1; then
+  started=$(date +%s)
+  # run_fuzzer.sh execs the harness: $! is the harness. -max_total_time=0: no wall limit.
+  nice -n 5 test/fuzz/run_fuzzer.sh "build-fuzz/test/fuzz/${name}_fuzz" "test/fuzz/corpus/$name" \
+    "$runs/$name" 0 -runs="$max_runs" >"$log" 2>&1 &
+  pid=$! cpu=0 stopped=0
+  # The CPU time printed is the last reading before the harness exits: 5 s short at most.
+  while used=$(cpu_used "$pid" 2>/dev/null); do
+    cpu=$used
+    if ((cpu >= cpu_seconds && !stopped)); then kill -INT "$pid"; stopped=1; fi
+    sleep 5
+  done
+  rc=0
+  wait "$pid" || rc=$?
+  # libFuzzer exits 72 when interrupted: here, by the CPU limit.
+  if ((rc == 0)); then
     result=ok
+  elif ((rc == 72 && stopped)); then
+    result="ok (stopped at the CPU limit)"
   else
-    result="FAILED (see $log)"
+    result="FAILED, exit $rc (see $log)"
     status=1
   fi
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  echo "fuzz $name: ${executions:-?} executions in ${seconds} s: $result"
+  echo "fuzz $name: ${executions:-?} executions in $cpu CPU-seconds ($(($(date +%s) - started)) s wall): $result"
   if ((merge)); then minimise "$name" "test/fuzz/corpus/$name" "$runs/$name/corpus"; fi
 done
 exit "$status"

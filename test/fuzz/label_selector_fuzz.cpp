@@ -12,18 +12,27 @@ namespace {
 
 using namespace rg::client;
 
+/// Each label set is matched against every requirement: checking one per value of every
+/// requirement would make the harness, not the parser, quadratic in the input's length (a
+/// 5.9 KB selector took 1.3 s under ASan). The first label sets exercise the first terms.
+constexpr std::size_t kMaxLabelSets = 64;
+
 /// Label sets that exercise each term: every key with each of its values, and without it.
 void check_same_matches(const LabelSelector& a, const LabelSelector& b) {
   Labels labels;
-  auto check = [&] { RG_FUZZ_CHECK(a.matches(labels) == b.matches(labels), a.to_string()); };
-  check();
+  std::size_t checked = 0;
+  auto check = [&] {
+    RG_FUZZ_CHECK(a.matches(labels) == b.matches(labels), a.to_string());
+    return ++checked < kMaxLabelSets;
+  };
+  if (!check()) return;
   for (const auto& requirement : a.requirements()) {
     for (const auto& value : requirement.values) {
       labels[requirement.key] = value;
-      check();
+      if (!check()) return;
     }
     labels[requirement.key] = std::to_string(requirement.bound);
-    check();
+    if (!check()) return;
   }
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one libFuzzer harness on its corpus for a while:
 #   run_fuzzer.sh HARNESS CORPUS WORKDIR SECONDS [libFuzzer flags...]
+# (SECONDS of wall time; 0: no limit, the flags say when to stop, as scripts/fuzz.sh's -runs)
 # New inputs go to WORKDIR/corpus (CORPUS, in the source tree, is only read); a crash, hang
 # (an input over 10 s), leak or sanitizer report is saved in WORKDIR/ and fails the run.
 set -euo pipefail
