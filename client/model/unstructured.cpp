@@ -19,6 +19,11 @@ std::string_view string_at(const boost::json::object* object, std::string_view k
   return value->get_string();
 }
 
+bool flag_at(const boost::json::object* object, std::string_view key) {
+  const auto* value = object->if_contains(key);
+  return value != nullptr && value->is_bool() && value->get_bool();
+}
+
 const boost::json::object* object_at(const boost::json::object* object, std::string_view key) {
   if (object == nullptr) return nullptr;
   const auto* value = object->if_contains(key);
@@ -157,10 +162,48 @@ Labels Unstructured::annotations() const {
   return labels_of(object_at(metadata_object(), "annotations"));
 }
 
+std::vector<OwnerReference> Unstructured::owner_references() const {
+  std::vector<OwnerReference> owners;
+  const auto* metadata = metadata_object();
+  const auto* list = metadata == nullptr ? nullptr : metadata->if_contains("ownerReferences");
+  if (list == nullptr || !list->is_array()) return owners;
+  for (const auto& entry : list->get_array()) {
+    const auto* owner = entry.if_object();
+    if (owner == nullptr) continue;
+    OwnerReference reference;
+    reference.api_version = string_at(owner, "apiVersion");
+    reference.kind = string_at(owner, "kind");
+    reference.name = string_at(owner, "name");
+    reference.uid = string_at(owner, "uid");
+    reference.controller = flag_at(owner, "controller");
+    reference.block_owner_deletion = flag_at(owner, "blockOwnerDeletion");
+    owners.push_back(std::move(reference));
+  }
+  return owners;
+}
+
+std::string_view Unstructured::controller_uid() const {
+  const auto* metadata = metadata_object();
+  const auto* list = metadata == nullptr ? nullptr : metadata->if_contains("ownerReferences");
+  if (list == nullptr || !list->is_array()) return {};
+  for (const auto& entry : list->get_array()) {
+    const auto* owner = entry.if_object();
+    if (owner != nullptr && flag_at(owner, "controller")) return string_at(owner, "uid");
+  }
+  return {};
+}
+
 ObjectMeta Unstructured::metadata() const {
   const auto* metadata = object_.if_contains("metadata");
   if (metadata == nullptr) return {};
   return decode_value<ObjectMeta>(*metadata);
+}
+
+void Unstructured::set_type_meta_if_missing(std::string_view api_version,
+                                            std::string_view list_kind) {
+  if (!api_version.empty() && this->api_version().empty()) object_["apiVersion"] = api_version;
+  if (list_kind.ends_with("List")) list_kind.remove_suffix(4);
+  if (!list_kind.empty() && kind().empty()) object_["kind"] = list_kind;
 }
 
 void Unstructured::set_resource_version(std::string_view resource_version) {
