@@ -19,6 +19,13 @@ std::string_view string_at(const boost::json::object* object, std::string_view k
   return value->get_string();
 }
 
+// metadata.ownerReferences, or an empty array when absent or not an array.
+const boost::json::array& owners_of(const boost::json::object* metadata) {
+  static const boost::json::array kNone;
+  const auto* list = metadata == nullptr ? nullptr : metadata->if_contains("ownerReferences");
+  return list != nullptr && list->is_array() ? list->get_array() : kNone;
+}
+
 bool flag_at(const boost::json::object* object, std::string_view key) {
   const auto* value = object->if_contains(key);
   return value != nullptr && value->is_bool() && value->get_bool();
@@ -164,10 +171,7 @@ Labels Unstructured::annotations() const {
 
 std::vector<OwnerReference> Unstructured::owner_references() const {
   std::vector<OwnerReference> owners;
-  const auto* metadata = metadata_object();
-  const auto* list = metadata == nullptr ? nullptr : metadata->if_contains("ownerReferences");
-  if (list == nullptr || !list->is_array()) return owners;
-  for (const auto& entry : list->get_array()) {
+  for (const auto& entry : owners_of(metadata_object())) {
     const auto* owner = entry.if_object();
     if (owner == nullptr) continue;
     OwnerReference reference;
@@ -183,10 +187,7 @@ std::vector<OwnerReference> Unstructured::owner_references() const {
 }
 
 std::string_view Unstructured::controller_uid() const {
-  const auto* metadata = metadata_object();
-  const auto* list = metadata == nullptr ? nullptr : metadata->if_contains("ownerReferences");
-  if (list == nullptr || !list->is_array()) return {};
-  for (const auto& entry : list->get_array()) {
+  for (const auto& entry : owners_of(metadata_object())) {
     const auto* owner = entry.if_object();
     if (owner != nullptr && flag_at(owner, "controller")) return string_at(owner, "uid");
   }
