@@ -6,7 +6,7 @@
 // for. The namespace, selectors and resync period of a factory's informers are its options, as
 // client-go's NewFilteredDynamicSharedInformerFactory(client, resync, namespace, tweak) takes them.
 //
-//   DynamicSharedInformerFactory factory(client, {.namespace_ = "shop"});
+//   DynamicSharedInformerFactory factory(client, options);  // options.namespace_ = "shop"
 //   auto mapping = co_await mapper.rest_mapping({"example.com", "v1", "Widget"});  // scope
 //   DynamicInformer& widgets = factory.for_resource(mapping.resource);
 //   widgets.add_event_handler("print", {.on_add = [](const auto& w, bool) { ... }});
