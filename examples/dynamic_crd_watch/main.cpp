@@ -94,8 +94,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    asio::io_context io;  // before the client: its connections must go before their io_context
     client::RestClient client(client::resolve_config(resolve));
-    asio::io_context io;
     std::exception_ptr failure;
     asio::co_spawn(io, watch(client, {args[0], "", args[1]}, args.size() == 3 ? args[2] : ""),
                    [&](std::exception_ptr e) { failure = e; });
