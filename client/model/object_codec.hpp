@@ -17,9 +17,9 @@ struct ObjectCodec {
   std::shared_ptr<void> (*create)();          ///< a new default object
   std::unique_ptr<ValueSink> (*make_sink)();  ///< a sink decoding into such objects
   /// Unstructured only (null for typed projections, which do not keep apiVersion and kind):
-  /// gives a list item without apiVersion or kind the list's apiVersion and its kind without
-  /// the "List" suffix, as client-go's unstructured list decoding does (API servers leave them
-  /// out of the items of built-in lists).
+  /// gives a list item with neither apiVersion nor kind the list's apiVersion and its kind
+  /// without the "List" suffix, as apimachinery's unstructured list decoding does (API servers
+  /// leave them out of the items of built-in lists).
   void (*fill_type_meta)(void* object, std::string_view api_version,
                          std::string_view list_kind) = nullptr;
 };

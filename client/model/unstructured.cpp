@@ -202,9 +202,10 @@ ObjectMeta Unstructured::metadata() const {
 
 void Unstructured::set_type_meta_if_missing(std::string_view api_version,
                                             std::string_view list_kind) {
-  if (!api_version.empty() && this->api_version().empty()) object_["apiVersion"] = api_version;
+  if (!this->api_version().empty() || !kind().empty()) return;
   if (list_kind.ends_with("List")) list_kind.remove_suffix(4);
-  if (!list_kind.empty() && kind().empty()) object_["kind"] = list_kind;
+  if (!api_version.empty()) object_["apiVersion"] = api_version;
+  if (!list_kind.empty()) object_["kind"] = list_kind;
 }
 
 void Unstructured::set_resource_version(std::string_view resource_version) {

@@ -55,8 +55,9 @@ class Unstructured {
   /// wrong type.
   ObjectMeta metadata() const;
 
-  /// Sets apiVersion to `api_version` and kind to `list_kind` without its "List" suffix, each
-  /// only where it is absent or empty (an item of a list that left them out).
+  /// For an item of a list that left its type out: when apiVersion and kind are both absent or
+  /// empty, sets them to `api_version` and to `list_kind` without its "List" suffix
+  /// (apimachinery unstructured/helpers.go, unstructuredJSONScheme.decodeToList).
   void set_type_meta_if_missing(std::string_view api_version, std::string_view list_kind);
 
   /// Sets metadata.resourceVersion (creating metadata if needed).

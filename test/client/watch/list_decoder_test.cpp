@@ -130,7 +130,7 @@ TEST_CASE("unstructured items keep every field") {
   CHECK(list.metadata.remaining_item_count == 1500);
 }
 
-TEST_CASE("unstructured items lacking apiVersion and kind get the list's, as in client-go") {
+TEST_CASE("unstructured items with neither apiVersion nor kind get the list's, as in client-go") {
   const auto list = decode_list<Unstructured>(kPodList);
   REQUIRE(list.items.size() == 3);
   CHECK(list.items[2]->api_version() == "v1");
@@ -138,8 +138,10 @@ TEST_CASE("unstructured items lacking apiVersion and kind get the list's, as in 
   const auto own = decode_list<Unstructured>(
       R"({"kind":"WidgetList","apiVersion":"example.com/v1","metadata":{},"items":[)"
       R"({"apiVersion":"example.com/v2","kind":"Widget","metadata":{"name":"a"}},)"
-      R"({"kind":"","metadata":{"name":"b"}}]})");
-  REQUIRE(own.items.size() == 2);
+      R"({"kind":"","metadata":{"name":"b"}},{"apiVersion":"example.com/v3","metadata":{"name":"c"}}]})");
+  REQUIRE(own.items.size() == 3);
+  CHECK(own.items[2]->api_version() == "example.com/v3");  // one of the two set: left alone
+  CHECK(own.items[2]->kind().empty());
   CHECK(own.items[0]->api_version() == "example.com/v2");  // an item's own are kept
   CHECK(own.items[1]->api_version() == "example.com/v1");
   CHECK(own.items[1]->kind() == "Widget");
