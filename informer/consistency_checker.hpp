@@ -65,7 +65,7 @@ template <KubeObject T>
 CacheState cache_state(const Indexer<T>& indexer) {
   CacheState state;
   for (const auto& object : indexer.list()) {
-    state.emplace(meta_namespace_key(*object), object->metadata.resource_version);
+    state.emplace(meta_namespace_key(*object), meta::resource_version(*object));
   }
   return state;
 }

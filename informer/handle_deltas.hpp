@@ -86,7 +86,7 @@ class DeltaHandler {
   /// of an unchanged object): only handlers that asked for resyncs get it.
   void on_update(const ObjectPtr& old_object, const ObjectPtr& new_object) {
     const bool is_resync =
-        old_object->metadata.resource_version == new_object->metadata.resource_version;
+        meta::resource_version(*old_object) == meta::resource_version(*new_object);
     processor_.distribute(UpdateNotification<T>{old_object, new_object}, is_resync);
   }
 

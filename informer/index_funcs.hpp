@@ -27,7 +27,7 @@ inline constexpr std::string_view kNamespaceIndex = "namespace";
 /// metadata.namespace ("" for cluster-scoped objects), as client-go's MetaNamespaceIndexFunc.
 template <KubeObject T>
 std::vector<std::string> namespace_index_func(const T& object) {
-  return {object.metadata.namespace_};
+  return {std::string(meta::namespace_(object))};
 }
 
 /// The indexers every Indexer starts with: {"namespace": namespace_index_func}.
@@ -55,9 +55,8 @@ template <KubeObject T>
 IndexFunc<T> label_index_func(std::string label_key) {
   return [label_key = std::move(label_key)](const T& object) {
     std::vector<std::string> values;
-    if (auto it = object.metadata.labels.find(label_key); it != object.metadata.labels.end()) {
-      values.push_back(it->second);
-    }
+    const auto& labels = meta::labels(object);
+    if (auto it = labels.find(label_key); it != labels.end()) values.push_back(it->second);
     return values;
   };
 }
@@ -65,8 +64,8 @@ IndexFunc<T> label_index_func(std::string label_key) {
 /// Index by the UID of the controlling owner (ownerReferences[controller=true]).
 template <KubeObject T>
 std::vector<std::string> controller_uid_index_func(const T& object) {
-  for (const auto& owner : object.metadata.owner_references) {
-    if (owner.controller) return {owner.uid.str()};
+  if (const std::string_view uid = meta::controller_uid(object); !uid.empty()) {
+    return {std::string(uid)};
   }
   return {};
 }

@@ -53,11 +53,11 @@ class NamespaceLister {
       candidates = indexer_->by_index(kNamespaceIndex, namespace_);
     } else {
       for (auto& object : indexer_->list()) {
-        if (object->metadata.namespace_ == namespace_) candidates.push_back(std::move(object));
+        if (meta::namespace_(*object) == namespace_) candidates.push_back(std::move(object));
       }
     }
     std::erase_if(candidates, [&](const ObjectPtr& object) {
-      return !selects(selector, object->metadata.labels);
+      return !selects(selector, meta::labels(*object));
     });
     return candidates;
   }
@@ -84,7 +84,7 @@ class Lister {
   std::vector<ObjectPtr> list(const S& selector = {}) const {
     std::vector<ObjectPtr> objects = indexer_->list();
     std::erase_if(objects, [&](const ObjectPtr& object) {
-      return !selects(selector, object->metadata.labels);
+      return !selects(selector, meta::labels(*object));
     });
     return objects;
   }

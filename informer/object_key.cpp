@@ -6,12 +6,16 @@
 namespace rg::informer {
 
 std::string meta_namespace_key(const client::ObjectMeta& meta) {
-  if (meta.name.empty()) {
+  return meta_namespace_key(meta.namespace_, meta.name);
+}
+
+std::string meta_namespace_key(std::string_view namespace_name, std::string_view name) {
+  if (name.empty()) {
     throw std::invalid_argument(
-        "object has no metadata.name (namespace '" + meta.namespace_ +
+        "object has no metadata.name (namespace '" + std::string(namespace_name) +
         "'); only named objects can be cached: set metadata.name before storing it");
   }
-  return namespace_key(meta.namespace_, meta.name);
+  return namespace_key(namespace_name, name);
 }
 
 std::string namespace_key(std::string_view namespace_name, std::string_view name) {

@@ -276,13 +276,13 @@ class Reflector {
          piece = co_await body.read_some()) {
       decoder.feed(piece, items);
     }
-    const client::ListMeta& meta = decoder.finish();
+    const client::ListMeta& list_meta = decoder.finish();
     observer_->on_items(items.size());
     reflector::ListPage page;
     page.objects.assign(std::make_move_iterator(items.begin()),
                         std::make_move_iterator(items.end()));
-    page.resource_version = meta.resource_version;
-    page.continue_token = meta.continue_;
+    page.resource_version = list_meta.resource_version;
+    page.continue_token = list_meta.continue_;
     co_return page;
   }
 
@@ -320,7 +320,7 @@ class Reflector {
       }
       observer_->on_event(event.type);
       reflector::WatchEvent input;
-      input.resource_version = event.object->metadata.resource_version;
+      input.resource_version = meta::resource_version(*event.object);
       switch (event.type) {
         case WatchEventType::kAdded:
           input.type = reflector::EventType::kAdded;
@@ -333,9 +333,8 @@ class Reflector {
           break;
         default: {
           input.type = reflector::EventType::kBookmark;
-          const auto& annotations = event.object->metadata.annotations;
-          const auto end = annotations.find(client::kInitialEventsEndAnnotation);
-          input.initial_events_end = end != annotations.end() && end->second == "true";
+          input.initial_events_end =
+              meta::annotation(*event.object, client::kInitialEventsEndAnnotation) == "true";
           if (input.initial_events_end) initial_events_ = false;
           inputs.emplace_back(std::move(input));
           continue;

@@ -19,6 +19,18 @@ std::string_view string_at(const boost::json::object* object, std::string_view k
   return value->get_string();
 }
 
+// metadata.ownerReferences, or an empty array when absent or not an array.
+const boost::json::array& owners_of(const boost::json::object* metadata) {
+  static const boost::json::array kNone;
+  const auto* list = metadata == nullptr ? nullptr : metadata->if_contains("ownerReferences");
+  return list != nullptr && list->is_array() ? list->get_array() : kNone;
+}
+
+bool flag_at(const boost::json::object* object, std::string_view key) {
+  const auto* value = object->if_contains(key);
+  return value != nullptr && value->is_bool() && value->get_bool();
+}
+
 const boost::json::object* object_at(const boost::json::object* object, std::string_view key) {
   if (object == nullptr) return nullptr;
   const auto* value = object->if_contains(key);
@@ -157,10 +169,43 @@ Labels Unstructured::annotations() const {
   return labels_of(object_at(metadata_object(), "annotations"));
 }
 
+std::vector<OwnerReference> Unstructured::owner_references() const {
+  std::vector<OwnerReference> owners;
+  for (const auto& entry : owners_of(metadata_object())) {
+    const auto* owner = entry.if_object();
+    if (owner == nullptr) continue;
+    OwnerReference reference;
+    reference.api_version = string_at(owner, "apiVersion");
+    reference.kind = string_at(owner, "kind");
+    reference.name = string_at(owner, "name");
+    reference.uid = string_at(owner, "uid");
+    reference.controller = flag_at(owner, "controller");
+    reference.block_owner_deletion = flag_at(owner, "blockOwnerDeletion");
+    owners.push_back(std::move(reference));
+  }
+  return owners;
+}
+
+std::string_view Unstructured::controller_uid() const {
+  for (const auto& entry : owners_of(metadata_object())) {
+    const auto* owner = entry.if_object();
+    if (owner != nullptr && flag_at(owner, "controller")) return string_at(owner, "uid");
+  }
+  return {};
+}
+
 ObjectMeta Unstructured::metadata() const {
   const auto* metadata = object_.if_contains("metadata");
   if (metadata == nullptr) return {};
   return decode_value<ObjectMeta>(*metadata);
+}
+
+void Unstructured::set_type_meta_if_missing(std::string_view api_version,
+                                            std::string_view list_kind) {
+  if (!this->api_version().empty() || !kind().empty()) return;
+  if (list_kind.ends_with("List")) list_kind.remove_suffix(4);
+  if (!api_version.empty()) object_["apiVersion"] = api_version;
+  if (!list_kind.empty()) object_["kind"] = list_kind;
 }
 
 void Unstructured::set_resource_version(std::string_view resource_version) {

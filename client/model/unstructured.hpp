@@ -45,10 +45,20 @@ class Unstructured {
   std::optional<std::string_view> annotation(std::string_view key) const;
   Labels labels() const;
   Labels annotations() const;
+  /// metadata.ownerReferences; entries that are not objects and fields of the wrong type are
+  /// skipped (as the other readers do).
+  std::vector<OwnerReference> owner_references() const;
+  /// The uid of the owner reference with controller=true, or empty.
+  std::string_view controller_uid() const;
 
   /// The metadata decoded strictly into ObjectMeta; throws DecodeError naming a field of the
   /// wrong type.
   ObjectMeta metadata() const;
+
+  /// For an item of a list that left its type out: when apiVersion and kind are both absent or
+  /// empty, sets them to `api_version` and to `list_kind` without its "List" suffix
+  /// (apimachinery unstructured/helpers.go, unstructuredJSONScheme.decodeToList).
+  void set_type_meta_if_missing(std::string_view api_version, std::string_view list_kind);
 
   /// Sets metadata.resourceVersion (creating metadata if needed).
   void set_resource_version(std::string_view resource_version);

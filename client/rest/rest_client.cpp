@@ -33,6 +33,7 @@ struct Call {
   std::string content_type;
   OptionalTimeout timeout;
   ConnectionKind kind = ConnectionKind::kPooled;
+  std::string accept = "application/json";
 };
 
 void require_namespace(const ResourceRef& resource, const char* verb) {
@@ -109,7 +110,7 @@ struct RestClient::Impl {
     const auto timeout = call.timeout.value_or(config.timeout);
     const Deadline deadline =
         timeout > std::chrono::milliseconds::zero() ? Clock::now() + timeout : kNoDeadline;
-    HttpRequest request{call.method, call.target, {{"Accept", "application/json"}}, call.body};
+    HttpRequest request{call.method, call.target, {{"Accept", call.accept}}, call.body};
     if (!call.content_type.empty()) request.headers.emplace_back("Content-Type", call.content_type);
     const bool replayable = is_idempotent_method(call.method);
     for (int retries = 0;; ++retries) {
@@ -274,6 +275,7 @@ asio::awaitable<json::value> RestClient::remove(const ResourceRef& resource,
 asio::awaitable<HttpResponse> RestClient::raw(RawRequest request) {
   Call call{request.method, request.path, std::move(request.body), std::move(request.content_type),
             request.timeout};
+  if (!request.accept.empty()) call.accept = std::move(request.accept);
   return impl_->raw(std::move(call));
 }
 

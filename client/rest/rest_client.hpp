@@ -52,6 +52,7 @@ struct RawRequest {
   std::string body;
   std::string content_type;  ///< sent when not empty
   OptionalTimeout timeout;
+  std::string accept;  ///< the Accept header; empty: application/json
 };
 
 /// All verbs' awaitables throw ApiError for a non-2xx answer and TransportError when no answer

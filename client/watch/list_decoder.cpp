@@ -3,6 +3,7 @@
 #include "client/watch/list_decoder.hpp"
 
 #include "client/model/decode_error.hpp"
+#include "client/model/dom_sink.hpp"
 #include "client/model/json_reader.hpp"
 #include "client/model/struct_sink.hpp"
 #include "client/watch/envelope_sink.hpp"
@@ -15,7 +16,8 @@ class ListEnvelope final : public EnvelopeSink {
   explicit ListEnvelope(ObjectCodec codec)
       : codec_(codec),
         item_sink_(codec.make_sink()),
-        meta_sink_(make_struct_sink(schema_of(Tag<ListMeta>{}))) {}
+        meta_sink_(make_struct_sink(schema_of(Tag<ListMeta>{}))),
+        type_sink_(codec.fill_type_meta ? std::make_unique<DomSink>() : nullptr) {}
 
   void start(void*) override {
     reset_routing();
@@ -24,6 +26,8 @@ class ListEnvelope final : public EnvelopeSink {
     count_ = 0;
     metadata_ = {};
     item_ = nullptr;
+    api_version_ = nullptr;
+    kind_ = nullptr;
   }
 
   void set_item_handler(const std::function<void(std::shared_ptr<void>)>* on_item) {
@@ -65,6 +69,12 @@ class ListEnvelope final : public EnvelopeSink {
     if (key == "metadata") {
       meta_sink_->start(&metadata_);
       route(*meta_sink_, "metadata");
+    } else if (type_sink_ && key == "apiVersion") {  // read for fill_type_meta
+      type_sink_->start(&api_version_);
+      route(*type_sink_, "apiVersion");
+    } else if (type_sink_ && key == "kind") {
+      type_sink_->start(&kind_);
+      route(*type_sink_, "kind");
     } else if (key != "items") {  // the items array is read by own_value
       skip_value();
     }
@@ -75,14 +85,27 @@ class ListEnvelope final : public EnvelopeSink {
     if (routing_item_) {
       routing_item_ = false;
       ++count_;
+      if (codec_.fill_type_meta) fill_type_meta();
       (*on_item_)(std::move(item_));
     }
     return true;
   }
 
+  // The list's apiVersion and kind (when they come before the items, as API servers write
+  // them) into an item that lacks them.
+  void fill_type_meta() {
+    const auto* api_version = api_version_.if_string();
+    const auto* kind = kind_.if_string();
+    codec_.fill_type_meta(item_.get(), api_version ? std::string_view(*api_version) : "",
+                          kind ? std::string_view(*kind) : "");
+  }
+
   ObjectCodec codec_;
   std::unique_ptr<ValueSink> item_sink_;
   std::unique_ptr<ValueSink> meta_sink_;
+  std::unique_ptr<ValueSink> type_sink_;  ///< only for a codec with fill_type_meta
+  boost::json::value api_version_;
+  boost::json::value kind_;
   const std::function<void(std::shared_ptr<void>)>* on_item_ = nullptr;
   int depth_ = 0;  // 1 inside the list object, 2 inside "items"
   bool routing_item_ = false;

@@ -130,6 +130,28 @@ TEST_CASE("unstructured items keep every field") {
   CHECK(list.metadata.remaining_item_count == 1500);
 }
 
+TEST_CASE("unstructured items with neither apiVersion nor kind get the list's, as in client-go") {
+  const auto list = decode_list<Unstructured>(kPodList);
+  REQUIRE(list.items.size() == 3);
+  CHECK(list.items[2]->api_version() == "v1");
+  CHECK(list.items[2]->kind() == "Pod");
+  const auto own = decode_list<Unstructured>(
+      R"({"kind":"WidgetList","apiVersion":"example.com/v1","metadata":{},"items":[)"
+      R"({"apiVersion":"example.com/v2","kind":"Widget","metadata":{"name":"a"}},)"
+      R"({"kind":"","metadata":{"name":"b"}},{"apiVersion":"example.com/v3","metadata":{"name":"c"}}]})");
+  REQUIRE(own.items.size() == 3);
+  CHECK(own.items[2]->api_version() == "example.com/v3");  // one of the two set: left alone
+  CHECK(own.items[2]->kind().empty());
+  CHECK(own.items[0]->api_version() == "example.com/v2");  // an item's own are kept
+  CHECK(own.items[1]->api_version() == "example.com/v1");
+  CHECK(own.items[1]->kind() == "Widget");
+  // A list object whose kind is not a string: nothing is filled in.
+  CHECK(decode_list<Unstructured>(R"({"kind":3,"items":[{"metadata":{"name":"x"}}]})")
+            .items[0]
+            ->kind()
+            .empty());
+}
+
 TEST_CASE("bad list bodies are errors naming the item and field") {
   CHECK(list_error({R"({"items":[{"metadata":{}},{"metadata":{"name":5}}]})"}) ==
         "decoding a list: items[1].metadata.name: expected string, got number");
