@@ -1,15 +1,18 @@
-// rate::Limiter: the project's one token bucket, with golang.org/x/time/rate's Reserve
-// semantics. It starts full (`burst` tokens), refills at `limit` tokens per second, and every
-// reservation takes one token, going into debt when the bucket is empty: the returned delay is how
-// long until that token will have been refilled, so waiters are served first come, first served.
-// Thread-safe. The client's flow control (client/rest/token_bucket.hpp, --kube-api-qps) and the
-// workqueue's BucketRateLimiter both use it, as client-go's flowcontrol and workqueue both use
-// x/time/rate; it depends on nothing of ours.
+// rate::Limiter: the project's token bucket (rate::Bucket) behind a lock and a clock, with
+// golang.org/x/time/rate's Reserve semantics. It starts full (`burst` tokens), refills at
+// `limit` tokens per second, and every reservation takes one token, going into debt when the
+// bucket is empty: the returned delay is how long until that token will have been refilled, so
+// waiters are served first come, first served. Thread-safe. The client's flow control
+// (client/rest/token_bucket.hpp, --kube-api-qps) and the workqueue's BucketRateLimiter both use
+// it, as client-go's flowcontrol and workqueue both use x/time/rate; it depends on nothing of
+// ours.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <mutex>
+
+#include "rate/bucket.hpp"
 
 namespace rg::rate {
 
@@ -30,15 +33,10 @@ class Limiter {
   bool allow();
 
  private:
-  const double limit_;
-  const int burst_;
+  const bool unlimited_;
   const Now now_;
   std::mutex mutex_;
-  double tokens_;
-  Clock::time_point last_;  // when tokens_ was last brought up to date
-
-  /// advance(): the tokens refilled since last_, capped at burst (under mutex_).
-  void advance(Clock::time_point now);
+  Bucket<Clock> bucket_;
 };
 
 }  // namespace rg::rate

@@ -11,7 +11,7 @@
 #include "client/model/time.hpp"
 #include "sim/api_error.hpp"
 #include "sim/json_fields.hpp"
-#include "sim/resource_table.hpp"
+#include "sim/resource_types.hpp"
 
 namespace rg::sim {
 namespace json = boost::json;
@@ -66,8 +66,7 @@ std::int64_t status_int(const json::object& budget, std::string_view key) {
 // The budgets of the pod's namespace whose (non-empty) selector matches its labels.
 std::vector<ObjectPtr> budgets_of(Store& store, const StoredObject& pod) {
   std::vector<ObjectPtr> matching;
-  const auto budgets = store.list(
-      ResourceTable::builtin_type("policy", "v1", "poddisruptionbudgets"), pod.namespace_);
+  const auto budgets = store.list(ResourceTypes::builtin().pod_disruption_budgets, pod.namespace_);
   for (const auto& item : budgets->items) {
     const auto budget = item->parse();
     const auto* spec = find_object(budget, "spec");
@@ -97,7 +96,7 @@ json::object evict(Registry& registry, Store& store, std::string_view namespace_
   if (orphan.value_or(false)) options.propagation_policy = "Orphan";
   options.dry_run = options.dry_run || dry_run;
 
-  const auto& pods = ResourceTable::builtin_type("", "v1", "pods");
+  const auto& pods = ResourceTypes::builtin().pods;
   const auto stored = registry.read(pods, namespace_, name);
   const auto pod = stored->parse();
   const auto* pod_status = find_object(pod, "status");
@@ -144,8 +143,7 @@ json::object evict(Registry& registry, Store& store, std::string_view namespace_
     } else {
       // checkAndDecrement, atomically with the budget's current state.
       store.update(
-          ResourceTable::builtin_type("policy", "v1", "poddisruptionbudgets"), budget.namespace_,
-          budget.name,
+          ResourceTypes::builtin().pod_disruption_budgets, budget.namespace_, budget.name,
           [&](const StoredObject&, json::object object) {
             const auto generation = int_at(object_at(object, "metadata"), "generation");
             auto& status = object_at(object, "status");

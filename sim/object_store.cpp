@@ -11,6 +11,7 @@
 #include "sim/api_error.hpp"
 #include "sim/json_equal.hpp"
 #include "sim/json_fields.hpp"
+#include "sim/resource_types.hpp"
 #include "sim/stored_object_parse.hpp"
 #include "sim/wire_form.hpp"
 
@@ -165,7 +166,7 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
   // NamespaceLifecycle admission, atomically with a namespace's deletion (one lock): nothing new
   // in a namespace being terminated or deleted, from the simulated controllers (which write the
   // store directly; a ReplicaSet's controller may still act on its cache) as from API requests.
-  static const ResourceType& namespaces = ResourceTable::builtin_type("", "v1", "namespaces");
+  const auto& namespaces = ResourceTypes::builtin().namespaces;
   if (type.namespaced) {
     if (deleted_namespaces_.contains(ns)) throw errors::not_found(namespaces, ns);
     if (const auto* namespaces_state = find_state(namespaces))

@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "client/model/time.hpp"
 
@@ -43,7 +45,11 @@ EventCorrelator::EventCorrelator(EventCorrelatorOptions options)
     : options_(options),
       similar_(options.cache_size),
       observed_(options.cache_size),
-      buckets_(options.cache_size) {}
+      buckets_(options.cache_size) {
+  if (options.spam_refill <= std::chrono::seconds::zero())
+    throw std::invalid_argument("event correlator: spam_refill must be > 0 (got " +
+                                std::to_string(options.spam_refill.count()) + " s)");
+}
 
 std::optional<Event> EventCorrelator::correlate(Event event, WallClock::time_point now) {
   const std::string key = aggregate(event, now);
@@ -84,16 +90,14 @@ void EventCorrelator::observe(Event& event, const std::string& key) {
 // getSpamKey: the source, the object and the type (not the reason).
 bool EventCorrelator::allowed(const Event& event, WallClock::time_point now) {
   const std::string key = fmt::format("{}\x1f{}", object_key(event), event.type);
-  const double burst = std::max(1, options_.spam_burst);
-  TokenBucket* bucket = buckets_.get(key);
-  if (bucket == nullptr) bucket = &buckets_.put(key, TokenBucket{burst, now});
-  const double refilled = std::chrono::duration<double>(now - bucket->last).count() /
-                          std::chrono::duration<double>(options_.spam_refill).count();
-  bucket->tokens = std::min(burst, bucket->tokens + std::max(0.0, refilled));
-  bucket->last = std::max(bucket->last, now);
-  if (bucket->tokens < 1) return false;
-  bucket->tokens -= 1;
-  return true;
+  auto* bucket = buckets_.get(key);
+  if (bucket == nullptr) {
+    const double refills_per_second =
+        1 / std::chrono::duration<double>(options_.spam_refill).count();
+    bucket = &buckets_.put(
+        key, rate::Bucket<WallClock>(refills_per_second, std::max(1, options_.spam_burst), now));
+  }
+  return bucket->allow(now);
 }
 
 }  // namespace rg::client

@@ -28,6 +28,7 @@
 
 #include "client/model/event.hpp"
 #include "client/record/lru_cache.hpp"
+#include "rate/bucket.hpp"
 
 namespace rg::client {
 
@@ -35,7 +36,7 @@ namespace rg::client {
 struct EventCorrelatorOptions {
   std::size_t cache_size = 4096;                 ///< entries in each LRU cache
   int spam_burst = 25;                           ///< Events one object may have at once ...
-  std::chrono::seconds spam_refill{300};         ///< ... then one more per this period
+  std::chrono::seconds spam_refill{300};         ///< ... then one more per this period (> 0)
   std::size_t aggregate_max_events = 10;         ///< distinct similar messages before combining
   std::chrono::seconds aggregate_interval{600};  ///< similar Events further apart start afresh
 };
@@ -68,10 +69,6 @@ class EventCorrelator {
     std::string first_timestamp;
     std::string name;
   };
-  struct TokenBucket {
-    double tokens;
-    WallClock::time_point last;
-  };
 
   std::string aggregate(Event& event, WallClock::time_point now);
   void observe(Event& event, const std::string& key);
@@ -80,7 +77,7 @@ class EventCorrelator {
   EventCorrelatorOptions options_;
   LruCache<SimilarEvents> similar_;
   LruCache<Observation> observed_;
-  LruCache<TokenBucket> buckets_;
+  LruCache<rate::Bucket<WallClock>> buckets_;
 };
 
 }  // namespace rg::client

@@ -5,21 +5,6 @@
 
 namespace rg::sim::cluster {
 
-const ResourceTypes& ResourceTypes::builtin() {
-  static const ResourceTypes types = [] {
-    auto find = [](std::string_view group, std::string_view resource) -> const ResourceType& {
-      return ResourceTable::builtin_type(group, "v1", resource);
-    };
-    return ResourceTypes{find("", "pods"),
-                         find("", "nodes"),
-                         find("coordination.k8s.io", "leases"),
-                         find("apps", "replicasets"),
-                         find("apps", "deployments"),
-                         find("", "events")};
-  }();
-  return types;
-}
-
 Caches::Caches(Store& store, const ResourceTypes& types,
                const boost::asio::any_io_executor& executor)
     : pods(store, types.pods, executor),

@@ -13,19 +13,9 @@
 #include "sim/cluster/kubelet_control.hpp"
 #include "sim/cluster/views.hpp"
 #include "sim/faults.hpp"
+#include "sim/resource_types.hpp"
 
 namespace rg::sim::cluster {
-
-struct ResourceTypes {
-  const ResourceType& pods;
-  const ResourceType& nodes;
-  const ResourceType& leases;
-  const ResourceType& replica_sets;
-  const ResourceType& deployments;
-  const ResourceType& events;  ///< core/v1
-
-  static const ResourceTypes& builtin();
-};
 
 struct Caches {
   Caches(Store& store, const ResourceTypes& types, const boost::asio::any_io_executor& executor);

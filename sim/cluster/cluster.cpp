@@ -45,11 +45,11 @@ struct Cluster::Impl {
 
   /// Throws std::out_of_range unless `node` is a stored Node.
   void require_node(const std::string& node) const {
-    if (store.get(cluster::ResourceTypes::builtin().nodes, "", node) == nullptr)
+    if (store.get(ResourceTypes::builtin().nodes, "", node) == nullptr)
       throw std::out_of_range("nodes \"" + node + "\" not found");
   }
   KubeletState with_label(KubeletState state) const {
-    if (auto node = store.get(cluster::ResourceTypes::builtin().nodes, "", state.node)) {
+    if (auto node = store.get(ResourceTypes::builtin().nodes, "", state.node)) {
       auto label = node->labels.find(cluster::kKubeletLabel);
       state.stopped_by_label =
           label != node->labels.end() && label->second == cluster::kKubeletStopped;
@@ -59,9 +59,9 @@ struct Cluster::Impl {
 
   boost::asio::awaitable<void> run_all() {
     using namespace boost::asio::experimental::awaitable_operators;
-    cluster::Caches caches(store, cluster::ResourceTypes::builtin(), strand);
-    cluster::Context context{
-        store, cluster::ResourceTypes::builtin(), options, caches, strand, kubelet_control, faults};
+    const auto& types = ResourceTypes::builtin();
+    cluster::Caches caches(store, types, strand);
+    cluster::Context context{store, types, options, caches, strand, kubelet_control, faults};
     cluster::ReplicaSetController replica_sets(context);
     cluster::DeploymentController deployments(context);
     cluster::Scheduler scheduler(context);
@@ -113,7 +113,7 @@ KubeletState Cluster::delay_kubelet(const std::string& node, std::chrono::millis
 
 std::vector<KubeletState> Cluster::kubelets() const {
   std::vector<KubeletState> out;
-  const auto nodes = impl_->store.list(cluster::ResourceTypes::builtin().nodes, "");
+  const auto nodes = impl_->store.list(ResourceTypes::builtin().nodes, "");
   for (const auto& node : nodes->items)
     out.push_back(impl_->with_label(impl_->kubelet_control.state(node->name)));
   return out;

@@ -14,7 +14,7 @@
 #include "client/model/time.hpp"
 #include "sim/cluster/int_or_percent.hpp"
 #include "sim/cluster/json_fields.hpp"
-#include "sim/resource_table.hpp"
+#include "sim/resource_types.hpp"
 
 namespace rg::sim::cluster {
 namespace json = boost::json;
@@ -23,10 +23,6 @@ namespace {
 
 // An evicted pod not deleted within this long counts again (disruption.go DeletionTimeout).
 constexpr auto kDeletionTimeout = std::chrono::minutes(2);
-
-const ResourceType& budgets_type() {
-  return ResourceTable::builtin_type("policy", "v1", "poddisruptionbudgets");
-}
 
 // The pods of `namespace_` (cache keys are "namespace/name", sorted).
 template <class Visit>
@@ -103,7 +99,7 @@ PodDisruptionBudgetView PodDisruptionBudgetView::from(ObjectPtr object) {
 
 DisruptionController::DisruptionController(Context& context)
     : context_(context),
-      budgets_(context.store, budgets_type(), context.executor),
+      budgets_(context.store, context.types.pod_disruption_budgets, context.executor),
       loop_(context.executor, "disruption controller", context.options.retry_delay) {
   budgets_.add_handler(
       [this](const PodDisruptionBudgetView* before, const PodDisruptionBudgetView* after) {
@@ -171,11 +167,12 @@ void DisruptionController::sync(const std::string& key) {
     status = budget->status;
     status["disruptionsAllowed"] = 0;
     set_disruption_allowed(status, 0, "SyncFailed", e.what());
-    auto written = context_.store.update(budgets_type(), object.namespace_, object.name,
-                                         [&](const StoredObject&, json::object current) {
-                                           current["status"] = status;
-                                           return current;
-                                         });
+    auto written =
+        context_.store.update(context_.types.pod_disruption_budgets, object.namespace_, object.name,
+                              [&](const StoredObject&, json::object current) {
+                                current["status"] = status;
+                                return current;
+                              });
     budgets_.observe(std::move(written));
     return;
   }
@@ -213,12 +210,13 @@ void DisruptionController::sync(const std::string& key) {
   set_disruption_allowed(status, allowed, allowed > 0 ? "SufficientPods" : "InsufficientPods", "");
 
   if (status != budget->status) {
-    auto written = context_.store.update(budgets_type(), object.namespace_, object.name,
-                                         [&](const StoredObject& stored, json::object current) {
-                                           if (stored.uid != object.uid) return current;
-                                           current["status"] = status;
-                                           return current;
-                                         });
+    auto written =
+        context_.store.update(context_.types.pod_disruption_budgets, object.namespace_, object.name,
+                              [&](const StoredObject& stored, json::object current) {
+                                if (stored.uid != object.uid) return current;
+                                current["status"] = status;
+                                return current;
+                              });
     budgets_.observe(std::move(written));
   }
   if (recheck)

@@ -96,7 +96,7 @@ AdminRoutes::Handler kubelet_admin(Cluster& cluster) {
       if (action == "delay")
         return answer(to_json(cluster.delay_kubelet(node, requested_delay(request))));
     } catch (const std::out_of_range&) {
-      throw errors::not_found(cluster::ResourceTypes::builtin().nodes, node);
+      throw errors::not_found(ResourceTypes::builtin().nodes, node);
     }
     throw errors::path_not_found();
   };

@@ -1,34 +1,16 @@
-// RateLimitedTimedQueue and TokenBucket (see rate_limited_queue.hpp).
+// RateLimitedTimedQueue (see rate_limited_queue.hpp).
 #include "sim/cluster/rate_limited_queue.hpp"
 
 #include <algorithm>
 
 namespace rg::sim::cluster {
 
-TokenBucket::TokenBucket(double qps, Clock::time_point now) : qps_(qps), last_(now) {}
-
-double TokenBucket::tokens_at(Clock::time_point now) const {
-  if (qps_ <= 0) return 0;
-  const double elapsed = std::chrono::duration<double>(now - last_).count();
-  return std::min(1.0, tokens_ + std::max(0.0, elapsed) * qps_);
+RateLimitedTimedQueue::RateLimitedTimedQueue(double qps, Clock::time_point now) : qps_(qps) {
+  if (qps > 0) limiter_.emplace(qps, 1, now);
 }
 
-bool TokenBucket::try_accept(Clock::time_point now) {
-  if (qps_ <= 0) return false;  // flowcontrol.NewFakeNeverRateLimiter
-  const double tokens = tokens_at(now);
-  tokens_ = tokens;
-  last_ = std::max(last_, now);
-  if (tokens < 1) return false;
-  tokens_ = tokens - 1;
-  return true;
-}
-
-std::optional<TokenBucket::Clock::time_point> TokenBucket::next_token(Clock::time_point now) const {
-  if (qps_ <= 0) return std::nullopt;
-  const double missing = 1 - tokens_at(now);
-  if (missing <= 0) return now;
-  return now +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(missing / qps_));
+bool RateLimitedTimedQueue::try_accept(Clock::time_point now) {
+  return limiter_ && limiter_->allow(now);  // qps 0: flowcontrol.NewFakeNeverRateLimiter
 }
 
 bool RateLimitedTimedQueue::add(const std::string& node, Clock::time_point now) {
@@ -47,7 +29,7 @@ bool RateLimitedTimedQueue::remove(const std::string& node) {
 void RateLimitedTimedQueue::try_process(Clock::time_point now,
                                         const std::function<bool(const std::string&)>& action) {
   while (!queue_.empty()) {
-    if (!limiter_.try_accept(now)) return;
+    if (!try_accept(now)) return;
     if (now < queue_.front().process_at) return;
     Entry head = queue_.front();
     queue_.erase(queue_.begin());
@@ -59,18 +41,21 @@ void RateLimitedTimedQueue::try_process(Clock::time_point now,
 }
 
 void RateLimitedTimedQueue::swap_limiter(double qps, Clock::time_point now) {
-  if (limiter_.qps() == qps) return;
-  TokenBucket next(qps, now);
-  if (qps > 0 && !limiter_.try_accept(now)) next.try_accept(now);
+  if (qps_ == qps) return;
+  std::optional<rate::Bucket<Clock>> next;
+  if (qps > 0) {
+    next.emplace(qps, 1, now);
+    if (!try_accept(now)) next->allow(now);
+  }
+  qps_ = qps;
   limiter_ = next;
 }
 
 std::optional<RateLimitedTimedQueue::Clock::time_point> RateLimitedTimedQueue::next_attempt(
     Clock::time_point now) const {
   if (queue_.empty()) return std::nullopt;
-  auto token = limiter_.next_token(now);
-  if (!token) return std::nullopt;
-  return std::max(*token, queue_.front().process_at);
+  if (!limiter_) return std::nullopt;
+  return std::max(limiter_->next_token(now), queue_.front().process_at);
 }
 
 }  // namespace rg::sim::cluster

@@ -1,8 +1,8 @@
 // RateLimitedTimedQueue: the node lifecycle controller's per-zone queue of nodes waiting for
 // their NoExecute taint (KK pkg/controller/nodelifecycle/scheduler/rate_limited_queue.go): a
 // UniqueQueue of node names ordered by when they were added, drained by Try() no faster than a
-// token bucket allows (flowcontrol.NewTokenBucketRateLimiter(qps, burst 1); qps 0 never
-// allows). A processed node stays in the queue's set, so adding it again does nothing until
+// token bucket (rate::Bucket) allows (flowcontrol.NewTokenBucketRateLimiter(qps, burst 1); qps 0
+// never allows). A processed node stays in the queue's set, so adding it again does nothing until
 // it is removed (RemoveFromQueue vs Remove).
 // SwapLimiter changes the rate as the zone's state changes. Pure: time is passed in.
 #pragma once
@@ -14,32 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "rate/bucket.hpp"
+
 namespace rg::sim::cluster {
-
-/// A token bucket with burst 1, starting full (x/time/rate as client-go's flowcontrol uses it).
-class TokenBucket {
- public:
-  using Clock = std::chrono::steady_clock;
-  TokenBucket(double qps, Clock::time_point now);
-
-  double qps() const { return qps_; }
-  /// Takes the token if there is one now.
-  bool try_accept(Clock::time_point now);
-  /// When the next token will be there (nullopt: never, qps 0).
-  std::optional<Clock::time_point> next_token(Clock::time_point now) const;
-
- private:
-  double tokens_at(Clock::time_point now) const;
-
-  double qps_;
-  double tokens_ = 1;
-  Clock::time_point last_;
-};
 
 class RateLimitedTimedQueue {
  public:
-  using Clock = TokenBucket::Clock;
-  RateLimitedTimedQueue(double qps, Clock::time_point now) : limiter_(qps, now) {}
+  using Clock = std::chrono::steady_clock;
+  RateLimitedTimedQueue(double qps, Clock::time_point now);
 
   /// Adds `node` unless it is queued or was processed since it was last removed; true when
   /// added.
@@ -54,16 +36,21 @@ class RateLimitedTimedQueue {
   void try_process(Clock::time_point now, const std::function<bool(const std::string&)>& action);
   /// A new rate (0: stop); a limiter that was out of tokens hands on its emptiness (burst 1).
   void swap_limiter(double qps, Clock::time_point now);
-  double qps() const { return limiter_.qps(); }
+  double qps() const { return qps_; }
   /// When try_process could next do something: nullopt when empty or stopped.
   std::optional<Clock::time_point> next_attempt(Clock::time_point now) const;
 
  private:
+  /// Takes the token if there is one now (the limiter's TryAccept).
+  bool try_accept(Clock::time_point now);
+
   struct Entry {
     std::string node;
     Clock::time_point process_at;
   };
-  TokenBucket limiter_;
+  double qps_;
+  /// A token bucket with burst 1, starting full; none at qps 0 (never allows).
+  std::optional<rate::Bucket<Clock>> limiter_;
   std::vector<Entry> queue_;   // ordered by process_at (then insertion)
   std::set<std::string> set_;  // queued or processed
 };

@@ -13,7 +13,6 @@
 
 namespace rg::sim {
 namespace json = boost::json;
-using cluster::ResourceTypes;
 
 std::vector<std::string> seed_nodes(Store& store, std::size_t count,
                                     const std::string& kubelet_version) {

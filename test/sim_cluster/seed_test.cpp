@@ -29,7 +29,7 @@ TEST_CASE("seeding 10k pods is consistent and the controllers leave it alone") {
                  std::chrono::steady_clock::now() - started)
                  .count()
           << " ms");
-  const auto& types = rg::sim::cluster::ResourceTypes::builtin();
+  const auto& types = rg::sim::ResourceTypes::builtin();
   REQUIRE(f.store.list(types.pods, "default")->items.size() == 10000);
   REQUIRE(f.store.list(types.replica_sets, "default")->items.size() == 100);
 
@@ -76,7 +76,7 @@ TEST_CASE("seed_nodes skips existing names") {
   rg::sim::Store store;
   CHECK(rg::sim::seed_nodes(store, 2).size() == 2);
   CHECK(rg::sim::seed_nodes(store, 3) == std::vector<std::string>{"node-3"});
-  auto node = store.get(rg::sim::cluster::ResourceTypes::builtin().nodes, "", "node-1")->parse();
+  auto node = store.get(rg::sim::ResourceTypes::builtin().nodes, "", "node-1")->parse();
   CHECK(node.at("status").at("nodeInfo").at("kubeletVersion") == "v1.35.0");
   CHECK(node.at("metadata").at("labels").at("kubernetes.io/hostname") == "node-1");
   CHECK(condition_status(node, "Ready") == "True");

@@ -102,6 +102,16 @@ struct Candidate {
   }
 };
 
+// Runs a test's scenario and everything the candidates started until all of it has ended; a
+// failure of the scenario fails the test.
+template <class Scenario>
+void run_scenario(asio::io_context& io, Scenario& scenario) {
+  asio::co_spawn(io, scenario, [](std::exception_ptr e) {
+    if (e) std::rethrow_exception(e);
+  });
+  io.run();
+}
+
 }  // namespace
 
 TEST_CASE("invalid timings are refused") {
@@ -144,10 +154,7 @@ TEST_CASE("one of two candidates leads; the other takes over after the leader di
     CHECK_FALSE(a.elector.is_leader());
     b.stop.emit(asio::cancellation_type::terminal);
   };
-  asio::co_spawn(io, scenario, [](std::exception_ptr e) {
-    if (e) std::rethrow_exception(e);
-  });
-  io.run();
+  run_scenario(io, scenario);
   CHECK(a.finished);
   CHECK(b.finished);
   CHECK_FALSE(a.leading);
@@ -172,10 +179,7 @@ TEST_CASE(
     CHECK(a.terms == 2);
     a.stop.emit(asio::cancellation_type::terminal);
   };
-  asio::co_spawn(io, scenario, [](std::exception_ptr e) {
-    if (e) std::rethrow_exception(e);
-  });
-  io.run();
+  run_scenario(io, scenario);
   CHECK(a.finished);
 }
 
@@ -189,10 +193,7 @@ TEST_CASE("a graceful stop releases the lease so a standby need not wait for it 
     a.stop.emit(asio::cancellation_type::terminal);
     co_return;
   };
-  asio::co_spawn(io, scenario, [](std::exception_ptr e) {
-    if (e) std::rethrow_exception(e);
-  });
-  io.run();
+  run_scenario(io, scenario);
   CHECK(a.finished);
   REQUIRE(lease.stored);
   CHECK(lease.stored->holder_identity.empty());
@@ -224,10 +225,7 @@ TEST_CASE("losing the race to create the lease is no warning: the candidate read
     b.stop.emit(asio::cancellation_type::terminal);
     a.stop.emit(asio::cancellation_type::terminal);
   };
-  asio::co_spawn(io, scenario, [](std::exception_ptr e) {
-    if (e) std::rethrow_exception(e);
-  });
-  io.run();
+  run_scenario(io, scenario);
   spdlog::set_default_logger(previous);
 
   CHECK_FALSE(lease.created_after_next_get);  // the race did happen
