@@ -22,8 +22,10 @@ COPY rate rate
 COPY client client
 COPY informer informer
 COPY workqueue workqueue
+COPY install install
 COPY sim sim
 COPY operator operator
+COPY examples examples
 COPY test test
 COPY bench bench
 COPY scripts scripts
