@@ -38,18 +38,18 @@ struct ListTweaks {
 
 struct SharedInformerFactoryOptions {
   std::string namespace_;  ///< empty: all namespaces (cluster-scoped resources ignore it)
-  ListTweaks tweaks;
-  reflector::Config reflector;
+  ListTweaks tweaks{};
+  reflector::Config reflector{};
   std::size_t fifo_capacity = 100'000;
   /// The resync period of every handler registered without one (client-go's
   /// NewSharedInformerFactory defaultResync); a handler may still ask for its own
   /// (HandlerOptions::resync_period), shorter or longer. Zero: none.
   std::chrono::steady_clock::duration default_resync_period{};
   /// Makes each reflector's observer (metrics), given the informer's name; may be empty.
-  std::function<std::shared_ptr<ReflectorObserver>(const std::string& name)> observer;
+  std::function<std::shared_ptr<ReflectorObserver>(const std::string& name)> observer{};
   /// When set, every informer's cache is checked against a fresh LIST periodically (see
   /// consistency_checker.hpp); the observer hears of each check.
-  std::optional<ConsistencyCheckOptions> consistency_check;
+  std::optional<ConsistencyCheckOptions> consistency_check{};
 };
 
 /// Why an informer is or is not synced, as wait_for_cache_sync reports it.

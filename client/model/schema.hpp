@@ -199,3 +199,11 @@ constexpr FieldDesc field(std::string_view key, bool required = false) {
 }
 
 }  // namespace rg::client::detail
+
+namespace rg::client {
+
+/// Public, for declaring typed custom resources (see schema_fwd.hpp).
+using detail::field;
+using detail::FieldDesc;
+
+}  // namespace rg::client
