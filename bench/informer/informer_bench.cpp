@@ -37,7 +37,7 @@ std::shared_ptr<const Pod> make_pod(std::size_t i, std::size_t version, std::siz
   pod->metadata.namespace_ = "ns-" + std::to_string(i % 50);
   pod->metadata.name = "web-" + std::to_string(i);
   pod->metadata.resource_version = std::to_string(version);
-  pod->metadata.labels.emplace("app", "web");
+  pod->metadata.labels = {{"app", "web"}};
   pod->spec.node_name = "node-" + std::to_string((i + version) % nodes);
   return pod;
 }
