@@ -8,6 +8,8 @@
 //    tombstone carrying the last known state;
 //  - resync() queues Sync deltas for cached keys that have nothing queued;
 //  - a delete of a key neither queued nor cached is ignored (it was already reported);
+//  - forget(key) (a watch event whose projection failed, see projection.hpp) queues a Deleted
+//    tombstone with the key's last known state, like a relist that lacks the key;
 //  - has_synced() once the items of the first replace() have all been popped
 //    (initialPopulationCount); any add/update/remove before it counts as "populated" too.
 //
@@ -77,6 +79,27 @@ class DeltaFIFO {
   }
   boost::asio::awaitable<bool> remove(ObjectPtr object) {
     return push(DeltaType::kDeleted, std::move(object));
+  }
+
+  /// The object under `key` can no longer be mirrored (its projection failed): queues a Deleted
+  /// DeletedFinalStateUnknown tombstone carrying its last known state (queued, else cached),
+  /// as a relist does for a key it lacks. A key neither queued nor cached is ignored. Returns
+  /// false once the FIFO is closed.
+  boost::asio::awaitable<bool> forget(std::string key) {
+    bool accepted = false;
+    auto try_now = [&] {
+      if (closed_) return true;
+      if (delta_count_ >= options_.capacity) return false;
+      populated_ = true;
+      accepted = true;
+      if (ObjectPtr last = last_known_locked(key); last || items_.contains(key)) {
+        queue_action_locked(DeltaType::kDeleted, DeletedFinalStateUnknown<T>{key, std::move(last)},
+                            key);
+      }
+      return true;
+    };
+    co_await not_full_.until(try_now);
+    co_return accepted;
   }
 
   /// A relist: see the header comment. `resource_version` is the list's (kept for symmetry with
@@ -224,6 +247,13 @@ class DeltaFIFO {
   bool is_known_locked(const std::string& key) const {
     if (items_.contains(key)) return true;
     return options_.known_objects && options_.known_objects->get_by_key(key) != nullptr;
+  }
+
+  // The newest queued state of `key`, else the cached one; null if neither.
+  ObjectPtr last_known_locked(const std::string& key) const {
+    if (auto it = items_.find(key); it != items_.end()) return object_of<T>(it->second.back().object);
+    if (const KnownObjects<T>* known = options_.known_objects) return known->get_by_key(key);
+    return nullptr;
   }
 
   // Returns the key as stored in items_ (valid until the key is popped).
