@@ -251,7 +251,8 @@ class DeltaFIFO {
 
   // The newest queued state of `key`, else the cached one; null if neither.
   ObjectPtr last_known_locked(const std::string& key) const {
-    if (auto it = items_.find(key); it != items_.end()) return object_of<T>(it->second.back().object);
+    if (auto it = items_.find(key); it != items_.end())
+      return object_of<T>(it->second.back().object);
     if (const KnownObjects<T>* known = options_.known_objects) return known->get_by_key(key);
     return nullptr;
   }

@@ -240,9 +240,9 @@ std::shared_ptr<ReflectorObserver> InformerMetrics::observer(const std::string& 
   const prometheus::Labels labels{{"resource", resource}};
   return std::make_shared<PrometheusReflectorObserver>(PrometheusReflectorObserver::Counters{
       f.lists.Add(labels), f.watches.Add(labels), f.items.Add(labels),
-      f.consistency_checks.Add(labels), f.inconsistencies.Add(labels), f.projection_failures.Add(labels),
-      std::move(relists),
-      std::move(events), std::move(failures)});
+      f.consistency_checks.Add(labels), f.inconsistencies.Add(labels),
+      f.projection_failures.Add(labels), std::move(relists), std::move(events),
+      std::move(failures)});
 }
 
 void InformerMetrics::track_processing(const std::string& resource,

@@ -57,8 +57,8 @@ void report_status(const std::string& resource, const reflector::ReportStatus& r
   }
 }
 
-void report_projection_failure(const std::string& resource, std::size_t count,
-                               std::string_view key, std::string_view error) {
+void report_projection_failure(const std::string& resource, std::size_t count, std::string_view key,
+                               std::string_view error) {
   if (count == 1) {
     spdlog::warn("reflector {}: {} is left out of the cache: its projection failed: {}", resource,
                  key, error);

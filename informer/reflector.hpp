@@ -2,8 +2,9 @@
 // (reflector_state.hpp): performs its actions -- LIST pages and WATCH streams through the
 // RestClient, decoded incrementally into Wire (normally T itself) and, when Wire is another type
 // (Unstructured), projected into T by the user's function before anything is stored
-// (projection.hpp), store writes into the DeltaFIFO, timers -- and feeds back what happened. A full DeltaFIFO makes the store writes wait, so the reflector stops reading
-// the socket: back-pressure, never a drop.
+// (projection.hpp), store writes into the DeltaFIFO, timers -- and feeds back what happened. A full
+// DeltaFIFO makes the store writes wait, so the reflector stops reading the socket: back-pressure,
+// never a drop.
 //
 // One request and one timer are in flight at a time; the driver waits on whichever completes
 // first (on the request alone when no timer is armed: racing a disarmed timer costs a timer
@@ -61,8 +62,8 @@ reflector::Error classify_status(const client::Status& status);
 void report_status(const std::string& resource, const reflector::ReportStatus& report);
 /// Logs objects left out of the cache because their projection failed: `count` of them (one
 /// watch event, or a LIST page's), the first under `key`.
-void report_projection_failure(const std::string& resource, std::size_t count,
-                               std::string_view key, std::string_view error);
+void report_projection_failure(const std::string& resource, std::size_t count, std::string_view key,
+                               std::string_view error);
 
 }  // namespace detail
 

@@ -64,9 +64,8 @@ class SharedIndexInformer {
         processor_([this] { return fifo_.has_synced(); }),
         deltas_(indexer_, processor_),
         reflector_(client, fifo_,
-                   typename Reflector<T, Wire>::Options{std::move(options.scope),
-                                                        options.reflector, options.name,
-                                                        std::move(options.project)},
+                   typename Reflector<T, Wire>::Options{std::move(options.scope), options.reflector,
+                                                        options.name, std::move(options.project)},
                    std::move(observer)) {}
 
   SharedIndexInformer(const SharedIndexInformer&) = delete;

@@ -90,15 +90,14 @@ class SharedInformerFactory {
         .default_resync_period = options_.default_resync_period};
     if (per_informer) per_informer(informer_options);
     const std::string key = std::string(typeid(SharedIndexInformer<T, Wire>).name()) + "|" +
-                            resource.path() + "|" +
-                            informer_options.scope.label_selector + "|" +
+                            resource.path() + "|" + informer_options.scope.label_selector + "|" +
                             informer_options.scope.field_selector;
     std::lock_guard lock(mutex_);
     auto& slot = informers_[key];
     if (!slot) {
       auto observer = options_.observer ? options_.observer(name) : nullptr;
-      slot = std::make_unique<Holder<T, Wire>>(client_, std::move(informer_options), std::move(observer),
-                                         options_.consistency_check);
+      slot = std::make_unique<Holder<T, Wire>>(client_, std::move(informer_options),
+                                               std::move(observer), options_.consistency_check);
     }
     return static_cast<Holder<T, Wire>&>(*slot).informer;
   }

@@ -75,7 +75,13 @@ std::int64_t integer_at(const Unstructured& object, const char* section, const c
 }
 std::string_view image_of(const Unstructured& object) {
   return object.object()
-      .at("spec").at("template").at("spec").at("containers").at(0).at("image").as_string();
+      .at("spec")
+      .at("template")
+      .at("spec")
+      .at("containers")
+      .at(0)
+      .at("image")
+      .as_string();
 }
 
 WidgetWithObjectMeta with_object_meta(const Unstructured& object) {
@@ -99,19 +105,22 @@ std::string widget_json(int i) {
       R"("resources":{"requests":{"cpu":"250m","memory":"256Mi"},"limits":{"cpu":"1","memory":"512Mi"}},)"
       R"("readinessProbe":{"httpGet":{"path":"/healthz","port":8080},"periodSeconds":5}}]}},)"
       R"("strategy":{"type":"RollingUpdate","maxSurge":"25%","maxUnavailable":0}})";
-  std::string last_applied = R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":")" +
-                             name + R"(","namespace":"shop"},"spec":)" + spec + "}";
+  std::string last_applied =
+      R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":")" + name +
+      R"(","namespace":"shop"},"spec":)" + spec + "}";
   std::string escaped;
   for (char c : last_applied) {
     if (c == '"') escaped += '\\';
     escaped += c;
   }
   return R"({"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":")" + name +
-         R"(","namespace":"shop","uid":"6f1c2a4e-93b1-4c57-9a0e-)" + std::to_string(100000000000 + i) +
-         R"(","resourceVersion":")" + std::to_string(5000000 + i) +
+         R"(","namespace":"shop","uid":"6f1c2a4e-93b1-4c57-9a0e-)" +
+         std::to_string(100000000000 + i) + R"(","resourceVersion":")" +
+         std::to_string(5000000 + i) +
          R"(","generation":4,"creationTimestamp":"2026-11-30T09:12:44Z",)"
          R"("labels":{"app":"checkout","tier":"frontend","team":"payments","env":"prod"},)"
-         R"("annotations":{"kubectl.kubernetes.io/last-applied-configuration":")" + escaped +
+         R"("annotations":{"kubectl.kubernetes.io/last-applied-configuration":")" +
+         escaped +
          R"("},"managedFields":[{"manager":"kubectl-client-side-apply","operation":"Update",)"
          R"("apiVersion":"example.com/v1","time":"2026-11-30T09:12:44Z","fieldsType":"FieldsV1",)"
          R"("fieldsV1":{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kubernetes.io/last-applied-configuration":{}},)"
@@ -120,7 +129,8 @@ std::string widget_json(int i) {
          R"({"manager":"widget-controller","operation":"Update","apiVersion":"example.com/v1",)"
          R"("time":"2026-12-01T17:03:10Z","fieldsType":"FieldsV1","subresource":"status",)"
          R"("fieldsV1":{"f:status":{".":{},"f:conditions":{},"f:observedGeneration":{},"f:readyReplicas":{},"f:replicas":{}}}}]},)"
-         R"("spec":)" + spec +
+         R"("spec":)" +
+         spec +
          R"(,"status":{"observedGeneration":4,"replicas":3,"readyReplicas":3,"conditions":[)"
          R"({"type":"Available","status":"True","lastTransitionTime":"2026-12-01T17:03:10Z","reason":"MinimumReplicasAvailable","message":"Widget has minimum availability."},)"
          R"({"type":"Progressing","status":"True","lastTransitionTime":"2026-11-30T09:12:44Z","reason":"NewReplicaSetAvailable","message":"Widget checkout-frontend has successfully progressed."},)"
@@ -129,7 +139,8 @@ std::string widget_json(int i) {
 
 // Decodes `n` widgets as the informer does (a LIST body through ListDecoder<Unstructured>).
 std::vector<std::shared_ptr<const Unstructured>> decode(int n, std::size_t& body_bytes) {
-  std::string body = R"({"apiVersion":"example.com/v1","kind":"WidgetList","metadata":{"resourceVersion":"9"},"items":[)";
+  std::string body =
+      R"({"apiVersion":"example.com/v1","kind":"WidgetList","metadata":{"resourceVersion":"9"},"items":[)";
   for (int i = 0; i < n; ++i) {
     if (i != 0) body += ',';
     body += widget_json(i);

@@ -40,7 +40,8 @@ Unstructured widget(std::string_view spec) {
   return Unstructured::parse(std::string(R"({"apiVersion": "example.com/v1", "kind": "Widget",
     "metadata": {"name": "w1", "namespace": "shop", "resourceVersion": "7",
                  "annotations": {"kubectl.kubernetes.io/last-applied-configuration": "{}"}},
-    "spec": )") + std::string(spec) + "}");
+    "spec": )") + std::string(spec) +
+                             "}");
 }
 
 const ProjectFunc<WidgetSize, Unstructured> kProject = widget_size;
@@ -79,7 +80,8 @@ TEST_CASE("a projection that loses the name, namespace or resourceVersion is ref
 
 TEST_CASE("state machine: a dropped event forgets its key and moves the resourceVersion on") {
   using namespace reflector;
-  ReflectorStateMachine machine({}, [] { return Clock::time_point{}; }, [] { return 0.0; });
+  ReflectorStateMachine machine(
+      {}, [] { return Clock::time_point{}; }, [] { return 0.0; });
   machine.step(Start{});
   machine.step(ListPage{{}, "100", ""});
   machine.step(WatchOpened{});
@@ -92,8 +94,8 @@ TEST_CASE("state machine: a dropped event forgets its key and moves the resource
 
 TEST_CASE("state machine: a dropped initial event of a streaming list is left out of the list") {
   using namespace reflector;
-  ReflectorStateMachine machine({.use_watch_list = true}, [] { return Clock::time_point{}; },
-                                [] { return 0.0; });
+  ReflectorStateMachine machine(
+      {.use_watch_list = true}, [] { return Clock::time_point{}; }, [] { return 0.0; });
   machine.step(Start{});
   machine.step(WatchOpened{});
   CHECK(machine.step(WatchEvent{EventType::kAdded, std::make_shared<const int>(1), "10"}).empty());

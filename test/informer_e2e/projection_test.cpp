@@ -67,11 +67,11 @@ Projection server_projection(Fixture& f) {
 }
 
 void create_unsized(Fixture& f, const client::ResourceRef& resource, const std::string& name) {
-  json::value object = json::object{
-      {"apiVersion", "example.com/v1"},
-      {"kind", "Widget"},
-      {"metadata", json::object{{"name", name}, {"namespace", resource.namespace_}}},
-      {"spec", json::object{{"size", "big"}}}};
+  json::value object =
+      json::object{{"apiVersion", "example.com/v1"},
+                   {"kind", "Widget"},
+                   {"metadata", json::object{{"name", name}, {"namespace", resource.namespace_}}},
+                   {"spec", json::object{{"size", "big"}}}};
   f.await(detail::create(f.client, resource, std::move(object)));
 }
 
@@ -137,7 +137,8 @@ TEST_CASE("a dynamic informer caches a projected user type; refused objects are 
     writer.resize(in_default, "late", 7);
     writer.remove(in_system, "w-1");
     make_unsized(f, in_default, "w-2");  // cached before: leaves the cache (a tombstone)
-    REQUIRE(f.run_until([&] { return heard.deletes == 2 && cached(widgets) == server_projection(f); }));
+    REQUIRE(
+        f.run_until([&] { return heard.deletes == 2 && cached(widgets) == server_projection(f); }));
     CHECK(widgets.lister().namespace_("default").get("late")->size == 7);
     CHECK_FALSE(widgets.lister().namespace_("default").get("w-2"));
     CHECK(widgets.projection_failures() == 3);
