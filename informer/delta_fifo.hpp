@@ -86,20 +86,12 @@ class DeltaFIFO {
   /// as a relist does for a key it lacks. A key neither queued nor cached is ignored. Returns
   /// false once the FIFO is closed.
   boost::asio::awaitable<bool> forget(std::string key) {
-    bool accepted = false;
-    auto try_now = [&] {
-      if (closed_) return true;
-      if (delta_count_ >= options_.capacity) return false;
-      populated_ = true;
-      accepted = true;
+    return when_room([this, key = std::move(key)]() mutable {
       if (ObjectPtr last = last_known_locked(key); last || items_.contains(key)) {
         queue_action_locked(DeltaType::kDeleted, DeletedFinalStateUnknown<T>{key, std::move(last)},
                             key);
       }
-      return true;
-    };
-    co_await not_full_.until(try_now);
-    co_return accepted;
+    });
   }
 
   /// A relist: see the header comment. `resource_version` is the list's (kept for symmetry with
@@ -227,15 +219,24 @@ class DeltaFIFO {
   }
 
   boost::asio::awaitable<bool> push(DeltaType type, ObjectPtr object) {
-    std::string key = key_for(object);
+    std::string key = key_for(object);  // throws for a null or unnamed object, before waiting
+    return when_room([this, type, object = std::move(object), key = std::move(key)]() mutable {
+      if (type == DeltaType::kDeleted && !is_known_locked(key)) return;  // already gone
+      queue_action_locked(type, std::move(object), std::move(key));
+    });
+  }
+
+  // Waits for room, then runs `queue` (with the lock held) and counts the FIFO as populated.
+  // False, and nothing run, once the FIFO is closed.
+  template <class Queue>
+  boost::asio::awaitable<bool> when_room(Queue queue) {
     bool accepted = false;
     auto try_now = [&] {
       if (closed_) return true;
       if (delta_count_ >= options_.capacity) return false;
       populated_ = true;
       accepted = true;
-      if (type == DeltaType::kDeleted && !is_known_locked(key)) return true;  // already gone
-      queue_action_locked(type, object, std::move(key));
+      queue();
       return true;
     };
     co_await not_full_.until(try_now);

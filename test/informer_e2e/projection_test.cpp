@@ -96,22 +96,14 @@ TEST_CASE("a dynamic informer caches a projected user type; refused objects are 
   SUBCASE("streaming list") { watch_list = true; }
   Fixture f;
   Writer writer(f);
-  writer.create_definition("widget", "Widget", true);
+  seed_widgets(writer, 25);
   const auto in_default = kWidgets.in("default");
   const auto in_system = kWidgets.in("kube-system");
-  for (int i = 0; i < 25; ++i) {
-    writer.create(i % 2 == 0 ? in_default : in_system, "Widget", "w-" + std::to_string(i), i);
-  }
   create_unsized(f, in_default, "unsized-0");
   create_unsized(f, in_system, "unsized-1");
 
   auto observer = std::make_shared<CountingObserver>();
-  SharedInformerFactoryOptions options;
-  options.reflector = fast_reflector();
-  options.reflector.use_watch_list = watch_list;
-  options.reflector.page_size = 10;
-  options.observer = [observer](const std::string&) { return observer; };
-  DynamicSharedInformerFactory factory(f.client, options);
+  DynamicSharedInformerFactory factory(f.client, dynamic_factory_options(watch_list, observer));
   auto& widgets = factory.for_resource<WidgetSize>(kWidgets, widget_size);
   CHECK(&widgets == &factory.for_resource<WidgetSize>(kWidgets, widget_size));  // shared
   CHECK(static_cast<void*>(&widgets) != static_cast<void*>(&factory.for_resource(kWidgets)));
