@@ -37,9 +37,9 @@
 #include <vector>
 
 #include "informer/delta.hpp"
+#include "informer/detail/known_objects.hpp"
 #include "informer/detail/wait_list.hpp"
 #include "informer/indexer.hpp"
-#include "informer/known_objects.hpp"
 #include "informer/object_key.hpp"
 
 namespace rg::informer {
@@ -54,7 +54,7 @@ class DeltaFIFO {
     std::size_t capacity = 100'000;
     /// The cache the consumer fills (normally the Indexer); may be null (then relists detect
     /// deletions only among queued keys, and resync() does nothing). Must outlive the FIFO.
-    const KnownObjects<T>* known_objects = nullptr;
+    const detail::KnownObjects<T>* known_objects = nullptr;
     /// Replaced deltas for relists (client-go's EmitDeltaTypeReplaced); false queues Sync.
     bool emit_delta_type_replaced = true;
   };
@@ -254,7 +254,8 @@ class DeltaFIFO {
   ObjectPtr last_known_locked(const std::string& key) const {
     if (auto it = items_.find(key); it != items_.end())
       return object_of<T>(it->second.back().object);
-    if (const KnownObjects<T>* known = options_.known_objects) return known->get_by_key(key);
+    if (const detail::KnownObjects<T>* known = options_.known_objects)
+      return known->get_by_key(key);
     return nullptr;
   }
 
@@ -290,7 +291,8 @@ class DeltaFIFO {
     // initial list has none: then no set of the listed keys is built (a sync of 100k objects
     // would leave its nodes as holes between the cached objects).
     std::vector<std::string> known_keys;
-    if (const KnownObjects<T>* known = options_.known_objects) known_keys = known->list_keys();
+    if (const detail::KnownObjects<T>* known = options_.known_objects)
+      known_keys = known->list_keys();
     const bool may_vanish = !items_.empty() || !known_keys.empty();
     std::unordered_set<std::string_view, detail::StringHash, detail::StringEqual> listed;
     if (may_vanish) listed.reserve(keyed.size());
@@ -328,7 +330,7 @@ class DeltaFIFO {
   }
 
   void resync_locked() {
-    const KnownObjects<T>* known = options_.known_objects;
+    const detail::KnownObjects<T>* known = options_.known_objects;
     if (!known) return;
     for (auto& key : known->list_keys()) {
       if (items_.contains(key)) continue;  // a queued delta carries newer state than the cache

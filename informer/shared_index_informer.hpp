@@ -26,11 +26,11 @@
 #include <vector>
 
 #include "informer/delta_fifo.hpp"
-#include "informer/handle_deltas.hpp"
+#include "informer/detail/handle_deltas.hpp"
+#include "informer/detail/shared_processor.hpp"
 #include "informer/indexer.hpp"
 #include "informer/lister.hpp"
 #include "informer/reflector.hpp"
-#include "informer/shared_processor.hpp"
 
 namespace rg::informer {
 
@@ -188,8 +188,8 @@ class SharedIndexInformer {
   Clock::duration default_resync_period_;
   Indexer<T> indexer_;
   DeltaFIFO<T> fifo_;
-  SharedProcessor<T> processor_;
-  DeltaHandler<T> deltas_;
+  detail::SharedProcessor<T> processor_;
+  detail::DeltaHandler<T> deltas_;
   Reflector<T, Wire> reflector_;
 };
 
