@@ -21,13 +21,15 @@
 
 #include "client/model/pod.hpp"
 #include "informer/delta_fifo.hpp"
-#include "informer/handle_deltas.hpp"
+#include "informer/detail/handle_deltas.hpp"
+#include "informer/detail/shared_processor.hpp"
 #include "informer/indexer.hpp"
-#include "informer/shared_processor.hpp"
 
 namespace asio = boost::asio;
 using rg::client::Pod;
 using namespace rg::informer;
+using rg::informer::detail::DeltaHandler;
+using rg::informer::detail::SharedProcessor;
 using Clock = std::chrono::steady_clock;
 
 namespace {
