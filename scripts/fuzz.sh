@@ -10,7 +10,8 @@
 # executions and the CPU seconds of each (the figures for the README). A crash, hang (an input
 # over 10 s), leak or sanitizer report is saved in DIR/<harness>/ (default
 # build-fuzz/test/fuzz/runs) and fails the script (reproduce: build-fuzz/test/fuzz/<harness>_fuzz
-# <saved file>).
+# <saved file>); a saved timeout is run again alone, to tell a hang from a starved harness (the
+# timeout is wall time: do not run this at a low priority on a busy machine).
 #   --no-build use build-fuzz/ as it is (no build, no short runs)
 #   --merge    then minimise test/fuzz/corpus/<harness>/ with what the run found
 #              (libFuzzer -merge=1): the corpora to commit
@@ -87,6 +88,24 @@ cpu_used() {
 }
 ticks=$(getconf CLK_TCK)
 
+# libFuzzer's -timeout is wall time: a harness starved of CPU on a busy machine (or run at a
+# low priority) can "time out" on an input that takes milliseconds. Each saved timeout is run
+# again alone; one that then finishes quickly is named as such, so a hang is told from a busy
+# machine. The run still fails: run it again on a quieter machine.
+confirm_timeouts() {
+  local name=$1 input started took
+  for input in "$runs/$name"/timeout-*; do
+    [[ -e "$input" ]] || continue
+    started=$(date +%s%N)
+    if "build-fuzz/test/fuzz/${name}_fuzz" -timeout=10 "$input" >/dev/null 2>&1; then
+      took=$((($(date +%s%N) - started) / 1000000))
+      echo -n "; ${input##*/} runs alone in ${took} ms: not a hang, the harness was starved of CPU"
+    else
+      echo -n "; ${input##*/} times out alone too: a hang"
+    fi
+  done
+}
+
 status=0
 for name in "${harnesses[@]}"; do
   log="$runs/$name/long.log"
@@ -110,7 +129,7 @@ for name in "${harnesses[@]}"; do
   elif ((rc == 72 && stopped)); then
     result="ok (stopped at the CPU limit)"
   else
-    result="FAILED, exit $rc (see $log)"
+    result="FAILED, exit $rc (see $log)$(confirm_timeouts "$name")"
     status=1
   fi
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
