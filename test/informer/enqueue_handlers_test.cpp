@@ -22,7 +22,7 @@ PodPtr owned_pod(std::string_view name, std::string_view owner_api_version,
   ref.name = owner_name;
   ref.uid = std::string(owner_name) + "-uid";
   ref.controller = controller;
-  pod->metadata.owner_references.push_back(ref);
+  pod->metadata.owner_references = {ref};
   return pod;
 }
 
