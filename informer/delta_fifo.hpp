@@ -8,6 +8,8 @@
 //    tombstone carrying the last known state;
 //  - resync() queues Sync deltas for cached keys that have nothing queued;
 //  - a delete of a key neither queued nor cached is ignored (it was already reported);
+//  - forget(key) (a watch event whose projection failed, see projection.hpp) queues a Deleted
+//    tombstone with the key's last known state, like a relist that lacks the key;
 //  - has_synced() once the items of the first replace() have all been popped
 //    (initialPopulationCount); any add/update/remove before it counts as "populated" too.
 //
@@ -35,9 +37,9 @@
 #include <vector>
 
 #include "informer/delta.hpp"
+#include "informer/detail/known_objects.hpp"
 #include "informer/detail/wait_list.hpp"
 #include "informer/indexer.hpp"
-#include "informer/known_objects.hpp"
 #include "informer/object_key.hpp"
 
 namespace rg::informer {
@@ -52,7 +54,7 @@ class DeltaFIFO {
     std::size_t capacity = 100'000;
     /// The cache the consumer fills (normally the Indexer); may be null (then relists detect
     /// deletions only among queued keys, and resync() does nothing). Must outlive the FIFO.
-    const KnownObjects<T>* known_objects = nullptr;
+    const detail::KnownObjects<T>* known_objects = nullptr;
     /// Replaced deltas for relists (client-go's EmitDeltaTypeReplaced); false queues Sync.
     bool emit_delta_type_replaced = true;
   };
@@ -77,6 +79,19 @@ class DeltaFIFO {
   }
   boost::asio::awaitable<bool> remove(ObjectPtr object) {
     return push(DeltaType::kDeleted, std::move(object));
+  }
+
+  /// The object under `key` can no longer be mirrored (its projection failed): queues a Deleted
+  /// DeletedFinalStateUnknown tombstone carrying its last known state (queued, else cached),
+  /// as a relist does for a key it lacks. A key neither queued nor cached is ignored. Returns
+  /// false once the FIFO is closed.
+  boost::asio::awaitable<bool> forget(std::string key) {
+    return when_room([this, key = std::move(key)]() mutable {
+      if (ObjectPtr last = last_known_locked(key); last || items_.contains(key)) {
+        queue_action_locked(DeltaType::kDeleted, DeletedFinalStateUnknown<T>{key, std::move(last)},
+                            key);
+      }
+    });
   }
 
   /// A relist: see the header comment. `resource_version` is the list's (kept for symmetry with
@@ -204,15 +219,24 @@ class DeltaFIFO {
   }
 
   boost::asio::awaitable<bool> push(DeltaType type, ObjectPtr object) {
-    std::string key = key_for(object);
+    std::string key = key_for(object);  // throws for a null or unnamed object, before waiting
+    return when_room([this, type, object = std::move(object), key = std::move(key)]() mutable {
+      if (type == DeltaType::kDeleted && !is_known_locked(key)) return;  // already gone
+      queue_action_locked(type, std::move(object), std::move(key));
+    });
+  }
+
+  // Waits for room, then runs `queue` (with the lock held) and counts the FIFO as populated.
+  // False, and nothing run, once the FIFO is closed.
+  template <class Queue>
+  boost::asio::awaitable<bool> when_room(Queue queue) {
     bool accepted = false;
     auto try_now = [&] {
       if (closed_) return true;
       if (delta_count_ >= options_.capacity) return false;
       populated_ = true;
       accepted = true;
-      if (type == DeltaType::kDeleted && !is_known_locked(key)) return true;  // already gone
-      queue_action_locked(type, object, std::move(key));
+      queue();
       return true;
     };
     co_await not_full_.until(try_now);
@@ -224,6 +248,15 @@ class DeltaFIFO {
   bool is_known_locked(const std::string& key) const {
     if (items_.contains(key)) return true;
     return options_.known_objects && options_.known_objects->get_by_key(key) != nullptr;
+  }
+
+  // The newest queued state of `key`, else the cached one; null if neither.
+  ObjectPtr last_known_locked(const std::string& key) const {
+    if (auto it = items_.find(key); it != items_.end())
+      return object_of<T>(it->second.back().object);
+    if (const detail::KnownObjects<T>* known = options_.known_objects)
+      return known->get_by_key(key);
+    return nullptr;
   }
 
   // Returns the key as stored in items_ (valid until the key is popped).
@@ -258,7 +291,8 @@ class DeltaFIFO {
     // initial list has none: then no set of the listed keys is built (a sync of 100k objects
     // would leave its nodes as holes between the cached objects).
     std::vector<std::string> known_keys;
-    if (const KnownObjects<T>* known = options_.known_objects) known_keys = known->list_keys();
+    if (const detail::KnownObjects<T>* known = options_.known_objects)
+      known_keys = known->list_keys();
     const bool may_vanish = !items_.empty() || !known_keys.empty();
     std::unordered_set<std::string_view, detail::StringHash, detail::StringEqual> listed;
     if (may_vanish) listed.reserve(keyed.size());
@@ -296,7 +330,7 @@ class DeltaFIFO {
   }
 
   void resync_locked() {
-    const KnownObjects<T>* known = options_.known_objects;
+    const detail::KnownObjects<T>* known = options_.known_objects;
     if (!known) return;
     for (auto& key : known->list_keys()) {
       if (items_.contains(key)) continue;  // a queued delta carries newer state than the cache

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "client/model/compact_string.hpp"
+#include "informer/detail/known_objects.hpp"
 #include "informer/index_funcs.hpp"
-#include "informer/known_objects.hpp"
 #include "informer/object_key.hpp"
 
 namespace rg::informer {
@@ -58,7 +58,7 @@ template <KubeObject T>
 using TransformFunc = std::function<std::shared_ptr<const T>(std::shared_ptr<const T>)>;
 
 template <KubeObject T>
-class Indexer final : public KnownObjects<T> {
+class Indexer final : public detail::KnownObjects<T> {
  public:
   using ObjectPtr = std::shared_ptr<const T>;
 

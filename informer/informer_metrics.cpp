@@ -127,6 +127,7 @@ class PrometheusReflectorObserver final : public ReflectorObserver {
     prometheus::Counter& items;
     prometheus::Counter& consistency_checks;
     prometheus::Counter& inconsistencies;
+    prometheus::Counter& projection_failures;
     std::vector<prometheus::Counter*> relists;
     std::vector<prometheus::Counter*> events;
     std::vector<prometheus::Counter*> failures;
@@ -155,6 +156,7 @@ class PrometheusReflectorObserver final : public ReflectorObserver {
     c_.consistency_checks.Increment();
     c_.inconsistencies.Increment(static_cast<double>(inconsistencies));
   }
+  void on_projection_failure() override { c_.projection_failures.Increment(); }
 
  private:
   Counters c_;
@@ -199,6 +201,11 @@ struct InformerMetrics::Families {
                             .Help("Objects whose cached state was confirmed to differ from the "
                                   "server's by a consistency check")
                             .Register(registry)),
+        projection_failures(prometheus::BuildCounter()
+                                .Name("informer_projection_failures_total")
+                                .Help("Objects left out of the cache because their projection "
+                                      "to the cached type failed")
+                                .Register(registry)),
         cache(std::make_shared<CacheCollector>()) {}
   prometheus::Family<prometheus::Counter>& lists;
   prometheus::Family<prometheus::Counter>& watches;
@@ -208,6 +215,7 @@ struct InformerMetrics::Families {
   prometheus::Family<prometheus::Counter>& failures;
   prometheus::Family<prometheus::Counter>& consistency_checks;
   prometheus::Family<prometheus::Counter>& inconsistencies;
+  prometheus::Family<prometheus::Counter>& projection_failures;
   std::shared_ptr<CacheCollector> cache;
 };
 
@@ -232,8 +240,9 @@ std::shared_ptr<ReflectorObserver> InformerMetrics::observer(const std::string& 
   const prometheus::Labels labels{{"resource", resource}};
   return std::make_shared<PrometheusReflectorObserver>(PrometheusReflectorObserver::Counters{
       f.lists.Add(labels), f.watches.Add(labels), f.items.Add(labels),
-      f.consistency_checks.Add(labels), f.inconsistencies.Add(labels), std::move(relists),
-      std::move(events), std::move(failures)});
+      f.consistency_checks.Add(labels), f.inconsistencies.Add(labels),
+      f.projection_failures.Add(labels), std::move(relists), std::move(events),
+      std::move(failures)});
 }
 
 void InformerMetrics::track_processing(const std::string& resource,

@@ -2,9 +2,9 @@
 // reflector_lists_total, reflector_watches_total, reflector_relists_total{reason},
 // reflector_watch_events_total{type}, reflector_items_total, reflector_failures_total{reason},
 // reflector_last_sync_resource_version, informer_cache_objects,
-// informer_cache_consistency_checks_total, informer_cache_inconsistencies_total and
-// informer_delta_fifo_depth, all labelled by `resource`; and per registered handler (labels
-// `resource` and `handler`) informer_handler_pending_notifications,
+// informer_cache_consistency_checks_total, informer_cache_inconsistencies_total,
+// informer_projection_failures_total and informer_delta_fifo_depth, all labelled by `resource`; and
+// per registered handler (labels `resource` and `handler`) informer_handler_pending_notifications,
 // informer_handler_notifications_total and informer_handler_failures_total. observer(name) is
 // what a SharedInformerFactory hands each Reflector; the gauges and the handlers' counts are read
 // at scrape time (track_cache, track_processing).

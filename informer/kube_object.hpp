@@ -4,8 +4,10 @@
 //   - typed projections: anything with an rg::client::ObjectMeta `metadata` member (every kind in
 //     client/model, and custom resources declared the same way); the accessors return views and
 //     references into `metadata`, so the typed path costs what direct member access costs;
-//   - rg::client::Unstructured: any group/version/resource, read from its JSON metadata (labels
-//     and ownerReferences are built on each call, so index and select by them sparingly).
+//   - objects exposing the accessors as member functions (ExposesMeta): rg::client::Unstructured
+//     (any group/version/resource, read from its JSON metadata; labels and ownerReferences are
+//     built on each call, so index and select by them sparingly), or a user's lean type that
+//     keeps only some metadata (see informer/projection.hpp).
 //
 //   std::string_view rv = meta::resource_version(*object);
 //   if (auto owner = meta::controller_uid(*object); !owner.empty()) ...
@@ -28,6 +30,21 @@ template <class T>
 concept HasObjectMeta =
     std::same_as<std::remove_cvref_t<decltype(std::declval<const T&>().metadata)>,
                  client::ObjectMeta>;
+
+/// An object exposing the metadata accessors itself, as Unstructured does: name(),
+/// namespace_(), uid(), resource_version(), labels(), annotation(key), owner_references() and
+/// controller_uid() (labels and owner references by value or by reference).
+template <class T>
+concept ExposesMeta = !HasObjectMeta<T> && requires(const T& object, std::string_view key) {
+  { object.name() } -> std::convertible_to<std::string_view>;
+  { object.namespace_() } -> std::convertible_to<std::string_view>;
+  { object.uid() } -> std::convertible_to<std::string_view>;
+  { object.resource_version() } -> std::convertible_to<std::string_view>;
+  { object.labels() } -> std::convertible_to<const client::Labels&>;
+  { object.annotation(key) } -> std::convertible_to<std::optional<std::string_view>>;
+  { object.owner_references() } -> std::convertible_to<const std::vector<client::OwnerReference>&>;
+  { object.controller_uid() } -> std::convertible_to<std::string_view>;
+};
 
 namespace meta {
 
@@ -70,30 +87,46 @@ std::string_view controller_uid(const T& object) {
   return {};
 }
 
-inline std::string_view name(const client::Unstructured& object) { return object.name(); }
-inline std::string_view namespace_(const client::Unstructured& object) {
+template <ExposesMeta T>
+std::string_view name(const T& object) {
+  return object.name();
+}
+template <ExposesMeta T>
+std::string_view namespace_(const T& object) {
   return object.namespace_();
 }
-inline std::string_view uid(const client::Unstructured& object) { return object.uid(); }
-inline std::string_view resource_version(const client::Unstructured& object) {
+template <ExposesMeta T>
+std::string_view uid(const T& object) {
+  return object.uid();
+}
+template <ExposesMeta T>
+std::string_view resource_version(const T& object) {
   return object.resource_version();
 }
-inline client::Labels labels(const client::Unstructured& object) { return object.labels(); }
-inline std::optional<std::string_view> annotation(const client::Unstructured& object,
-                                                  std::string_view key) {
+template <ExposesMeta T>
+decltype(auto) labels(const T& object) {
+  return object.labels();
+}
+template <ExposesMeta T>
+std::optional<std::string_view> annotation(const T& object, std::string_view key) {
   return object.annotation(key);
 }
-inline std::vector<client::OwnerReference> owner_references(const client::Unstructured& object) {
+template <ExposesMeta T>
+decltype(auto) owner_references(const T& object) {
   return object.owner_references();
 }
-inline std::string_view controller_uid(const client::Unstructured& object) {
+template <ExposesMeta T>
+std::string_view controller_uid(const T& object) {
   return object.controller_uid();
 }
 
 }  // namespace meta
 
-/// A Kubernetes object the informer can cache: a typed projection or Unstructured.
+/// A Kubernetes object the informer can cache: a typed projection, Unstructured, or another type
+/// exposing the accessors.
 template <class T>
-concept KubeObject = HasObjectMeta<T> || std::same_as<T, client::Unstructured>;
+concept KubeObject = HasObjectMeta<T> || ExposesMeta<T>;
+
+static_assert(ExposesMeta<client::Unstructured>);
 
 }  // namespace rg::informer

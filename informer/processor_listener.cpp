@@ -1,6 +1,6 @@
 // Logging for ProcessorListener and SharedProcessor (kept out of the headers so they stay light).
 #include "informer/processor_listener.hpp"
-#include "informer/shared_processor.hpp"
+#include "informer/detail/shared_processor.hpp"
 
 #include <spdlog/spdlog.h>
 

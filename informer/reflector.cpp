@@ -57,4 +57,17 @@ void report_status(const std::string& resource, const reflector::ReportStatus& r
   }
 }
 
+void report_projection_failure(const std::string& resource, std::size_t count, std::string_view key,
+                               std::string_view error) {
+  if (count == 1) {
+    spdlog::warn("reflector {}: {} is left out of the cache: its projection failed: {}", resource,
+                 key, error);
+  } else {
+    spdlog::warn(
+        "reflector {}: {} objects of a LIST page are left out of the cache: their projection "
+        "failed; the first, {}: {}",
+        resource, count, key, error);
+  }
+}
+
 }  // namespace rg::informer::detail

@@ -1,8 +1,10 @@
-// Reflector<T>: ListAndWatch on the network. It runs the ReflectorStateMachine
+// Reflector<T, Wire>: ListAndWatch on the network. It runs the ReflectorStateMachine
 // (reflector_state.hpp): performs its actions -- LIST pages and WATCH streams through the
-// RestClient, decoded incrementally into T, store writes into the DeltaFIFO, timers -- and feeds
-// back what happened. A full DeltaFIFO makes the store writes wait, so the reflector stops reading
-// the socket: back-pressure, never a drop.
+// RestClient, decoded incrementally into Wire (normally T itself) and, when Wire is another type
+// (Unstructured), projected into T by the user's function before anything is stored
+// (projection.hpp), store writes into the DeltaFIFO, timers -- and feeds back what happened. A full
+// DeltaFIFO makes the store writes wait, so the reflector stops reading the socket: back-pressure,
+// never a drop.
 //
 // One request and one timer are in flight at a time; the driver waits on whichever completes
 // first (on the request alone when no timer is armed: racing a disarmed timer costs a timer
@@ -18,12 +20,15 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "client/model/decode_error.hpp"
@@ -34,6 +39,8 @@
 #include "client/watch/watch_decoder.hpp"
 #include "informer/delta_fifo.hpp"
 #include "informer/list_watch_scope.hpp"
+#include "informer/object_key.hpp"
+#include "informer/projection.hpp"
 #include "informer/reflector_observer.hpp"
 #include "informer/reflector_state.hpp"
 
@@ -53,18 +60,25 @@ reflector::Error classify_error(const std::exception& error, bool watch_list_req
 reflector::Error classify_status(const client::Status& status);
 /// Logs and records a ReportStatus action.
 void report_status(const std::string& resource, const reflector::ReportStatus& report);
+/// Logs objects left out of the cache because their projection failed: `count` of them (one
+/// watch event, or a LIST page's), the first under `key`.
+void report_projection_failure(const std::string& resource, std::size_t count, std::string_view key,
+                               std::string_view error);
 
 }  // namespace detail
 
-template <KubeObject T>
+template <KubeObject T, KubeObject Wire = T>
 class Reflector {
  public:
   using ObjectPtr = std::shared_ptr<const T>;
+  static constexpr bool kProjects = !std::is_same_v<T, Wire>;
 
   struct Options {
     ListWatchScope scope;
     reflector::Config machine;
     std::string name;  ///< the resource label of metrics and logs, e.g. "pods"
+    /// Makes each cached T from the decoded Wire; required when they differ, unused otherwise.
+    ProjectFunc<T, Wire> project = {};
   };
 
   Reflector(client::RestClient& client, DeltaFIFO<T>& fifo, Options options,
@@ -74,7 +88,12 @@ class Reflector {
         options_(std::move(options)),
         observer_(observer ? std::move(observer) : std::make_shared<ReflectorObserver>()),
         random_(std::random_device{}()),
-        machine_(options_.machine, reflector::Clock::now, [this] { return uniform_(random_); }) {}
+        machine_(options_.machine, reflector::Clock::now, [this] { return uniform_(random_); }) {
+    if (kProjects && !options_.project) {
+      throw std::invalid_argument("reflector " + options_.name +
+                                  ": a projection function is required to cache another type");
+    }
+  }
 
   Reflector(const Reflector&) = delete;
   Reflector& operator=(const Reflector&) = delete;
@@ -111,6 +130,11 @@ class Reflector {
   ReflectorStatus status() const {
     std::lock_guard lock(status_mutex_);
     return status_;
+  }
+  /// Objects left out of the cache so far because their projection failed (projection.hpp).
+  std::uint64_t projection_failures() const {
+    std::lock_guard lock(status_mutex_);
+    return projection_failures_;
   }
   /// The resourceVersion the FIFO is synced to ("" before the first list).
   std::string last_sync_resource_version() const {
@@ -152,6 +176,8 @@ class Reflector {
       co_return co_await fifo_.update(cast(std::move(update->object)));
     } else if (auto* remove = std::get_if<reflector::StoreDelete>(&action)) {
       co_return co_await fifo_.remove(cast(std::move(remove->object)));
+    } else if (auto* forget = std::get_if<reflector::StoreForget>(&action)) {
+      co_return co_await fifo_.forget(std::move(forget->key));
     } else if (auto* wait = std::get_if<reflector::Wait>(&action)) {
       timer_deadline_ = reflector::Clock::now() + wait->delay;
     } else if (std::holds_alternative<reflector::CancelTimer>(action)) {
@@ -181,6 +207,22 @@ class Reflector {
 
   static ObjectPtr cast(reflector::Object object) {
     return std::static_pointer_cast<const T>(std::move(object));
+  }
+
+  // The object to store for a decoded one: itself, or its projection; null when the projection
+  // fails (then `error` says why, and the failure is counted).
+  reflector::Object take(std::shared_ptr<const Wire> wire, [[maybe_unused]] std::string& error) {
+    if constexpr (!kProjects) {
+      return wire;
+    } else {
+      Projected<T> projected = project_object(options_.project, *wire);
+      if (projected.object) return std::move(projected.object);
+      error = std::move(projected.error);
+      observer_->on_projection_failure();
+      std::lock_guard lock(status_mutex_);
+      ++projection_failures_;
+      return nullptr;
+    }
   }
 
   // The inputs produced by the request in flight: a LIST page, a WATCH opening, the events of
@@ -270,8 +312,8 @@ class Reflector {
     options.resource_version_match = request.resource_version_match;
     observer_->on_list();
     client::BodyReader body = co_await client_.list_stream(options_.scope.resource, options);
-    client::ListDecoder<T> decoder;
-    std::vector<ObjectPtr> items;
+    client::ListDecoder<Wire> decoder;
+    std::vector<std::shared_ptr<const Wire>> items;
     for (auto piece = co_await body.read_some(); !piece.empty();
          piece = co_await body.read_some()) {
       decoder.feed(piece, items);
@@ -279,8 +321,19 @@ class Reflector {
     const client::ListMeta& list_meta = decoder.finish();
     observer_->on_items(items.size());
     reflector::ListPage page;
-    page.objects.assign(std::make_move_iterator(items.begin()),
-                        std::make_move_iterator(items.end()));
+    page.objects.reserve(items.size());
+    std::size_t refused = 0;
+    std::string first_key;
+    std::string error;
+    for (auto& item : items) {
+      if (auto object = take(item, error)) {
+        page.objects.push_back(std::move(object));
+      } else if (refused++ == 0) {
+        first_key = namespace_key(meta::namespace_(*item), meta::name(*item));
+      }
+      item.reset();  // the decoded object is freed as soon as its projection is made
+    }
+    if (refused != 0) detail::report_projection_failure(options_.name, refused, first_key, error);
     page.resource_version = list_meta.resource_version;
     page.continue_token = list_meta.continue_;
     co_return page;
@@ -340,7 +393,14 @@ class Reflector {
           continue;
         }
       }
-      input.object = std::move(event.object);
+      std::string error;
+      input.object = take(event.object, error);
+      if (!input.object) {
+        input.type = reflector::EventType::kDropped;
+        input.key = namespace_key(meta::namespace_(*event.object), meta::name(*event.object));
+        detail::report_projection_failure(options_.name, 1, input.key, error);
+      }
+      event.object.reset();
       inputs.emplace_back(std::move(input));
       ++objects;
     }
@@ -358,8 +418,8 @@ class Reflector {
   std::optional<reflector::ListRequest> pending_list_;
   std::optional<reflector::WatchRequest> pending_watch_;
   std::optional<client::BodyReader> stream_;
-  std::optional<client::WatchDecoder<T>> decoder_;
-  std::vector<client::WatchEvent<T>> events_;
+  std::optional<client::WatchDecoder<Wire>> decoder_;
+  std::vector<client::WatchEvent<Wire>> events_;
   static constexpr std::size_t kInitialEventsBatch = 1024;
   bool initial_events_ = false;  // the stream is a streaming list's, before its end bookmark
   std::vector<reflector::Input> batch_;
@@ -370,6 +430,7 @@ class Reflector {
   mutable std::mutex status_mutex_;
   ReflectorStatus status_;
   std::string last_sync_rv_;
+  std::uint64_t projection_failures_ = 0;
 };
 
 }  // namespace rg::informer

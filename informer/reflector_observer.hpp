@@ -32,6 +32,8 @@ class ReflectorObserver {
   /// A request failed (the health says how: forbidden, unauthorized, throttled, failing), or the
   /// reflector recovered (healthy).
   virtual void on_health(reflector::Health /*health*/) {}
+  /// An object was left out of the cache because its projection failed (projection.hpp).
+  virtual void on_projection_failure() {}
   /// A cache consistency check completed, confirming `inconsistencies` differing objects.
   virtual void on_consistency_check(std::size_t /*inconsistencies*/) {}
 };

@@ -215,6 +215,9 @@ void ReflectorStateMachine::on_event(std::vector<Action>& out, WatchEvent event)
     case EventType::kDeleted:
       out.emplace_back(StoreDelete{std::move(event.object)});
       break;
+    case EventType::kDropped:
+      out.emplace_back(StoreForget{std::move(event.key)});
+      break;
     case EventType::kBookmark:
       break;
   }

@@ -68,13 +68,17 @@ struct ListPage {
 /// The WATCH request was accepted (response headers received); events will follow.
 struct WatchOpened {};
 
-enum class EventType { kAdded, kModified, kDeleted, kBookmark };
+/// kDropped: an ADDED, MODIFIED or DELETED event whose object the driver could not take in (a
+/// projection to the cached type failed): the key leaves the store (StoreForget) and the
+/// resourceVersion advances, as for a bookmark.
+enum class EventType { kAdded, kModified, kDeleted, kBookmark, kDropped };
 
 struct WatchEvent {
   EventType type;
-  Object object;                    ///< null for bookmarks
+  Object object;                    ///< null for bookmarks and dropped events
   std::string resource_version;     ///< the object's (or the bookmark's) metadata.resourceVersion
   bool initial_events_end = false;  ///< a bookmark annotated k8s.io/initial-events-end: "true"
+  std::string key = {};             ///< the dropped object's "namespace/name" (kDropped only)
 };
 
 /// The stream ended without an error (the server's timeoutSeconds elapsed, or it closed).
@@ -127,6 +131,11 @@ struct StoreUpdate {
 struct StoreDelete {
   Object object;
 };
+/// The object under `key` could not be taken in (see EventType::kDropped): the store deletes
+/// what it holds for the key, if anything (its final state is unknown).
+struct StoreForget {
+  std::string key;
+};
 /// Arm (or re-arm) the timer: feed TimerFired after `delay`.
 struct Wait {
   Clock::duration delay;
@@ -145,7 +154,7 @@ struct ReportStatus {
 };
 
 using Action = std::variant<IssueList, IssueWatch, CloseStream, StoreReplace, StoreAdd, StoreUpdate,
-                            StoreDelete, Wait, CancelTimer, ReportStatus>;
+                            StoreDelete, StoreForget, Wait, CancelTimer, ReportStatus>;
 
 // ---------------------------------------------------------------------------------------------
 // Phases

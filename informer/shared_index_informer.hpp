@@ -8,6 +8,9 @@
 //                          {.resync_period = 10min});
 //   co_spawn(io, pods.run(), bind_cancellation_slot(stop.slot(), detached));
 //   ... pods.has_synced(), pods.lister().namespace_("shop").get("web")
+//
+// SharedIndexInformer<T, Wire> decodes Wire (Unstructured) and caches T made from it by
+// Options::project (projection.hpp); everything after the Reflector only ever sees T.
 #pragma once
 
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -17,20 +20,21 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "informer/delta_fifo.hpp"
-#include "informer/handle_deltas.hpp"
+#include "informer/detail/handle_deltas.hpp"
+#include "informer/detail/shared_processor.hpp"
 #include "informer/indexer.hpp"
 #include "informer/lister.hpp"
 #include "informer/reflector.hpp"
-#include "informer/shared_processor.hpp"
 
 namespace rg::informer {
 
-template <KubeObject T>
+template <KubeObject T, KubeObject Wire = T>
 class SharedIndexInformer {
  public:
   using ObjectPtr = std::shared_ptr<const T>;
@@ -46,6 +50,8 @@ class SharedIndexInformer {
     /// The resync period of handlers registered without one (client-go's
     /// defaultEventHandlerResyncPeriod); zero: none.
     Clock::duration default_resync_period{};
+    /// Makes each cached T from the decoded Wire (required when they differ; see projection.hpp).
+    ProjectFunc<T, Wire> project = {};
   };
 
   SharedIndexInformer(client::RestClient& client, Options options,
@@ -58,8 +64,8 @@ class SharedIndexInformer {
         processor_([this] { return fifo_.has_synced(); }),
         deltas_(indexer_, processor_),
         reflector_(client, fifo_,
-                   typename Reflector<T>::Options{std::move(options.scope), options.reflector,
-                                                  options.name},
+                   typename Reflector<T, Wire>::Options{std::move(options.scope), options.reflector,
+                                                        options.name, std::move(options.project)},
                    std::move(observer)) {}
 
   SharedIndexInformer(const SharedIndexInformer&) = delete;
@@ -97,6 +103,8 @@ class SharedIndexInformer {
   const std::string& name() const { return name_; }
   ReflectorStatus status() const { return reflector_.status(); }
   std::string last_sync_resource_version() const { return reflector_.last_sync_resource_version(); }
+  /// Objects left out of the cache because their projection failed (projection.hpp).
+  std::uint64_t projection_failures() const { return reflector_.projection_failures(); }
 
   /// Keys queued in the DeltaFIFO, waiting to be popped (informer_delta_fifo_depth).
   std::size_t fifo_depth() const { return fifo_.size(); }
@@ -180,9 +188,9 @@ class SharedIndexInformer {
   Clock::duration default_resync_period_;
   Indexer<T> indexer_;
   DeltaFIFO<T> fifo_;
-  SharedProcessor<T> processor_;
-  DeltaHandler<T> deltas_;
-  Reflector<T> reflector_;
+  detail::SharedProcessor<T> processor_;
+  detail::DeltaHandler<T> deltas_;
+  Reflector<T, Wire> reflector_;
 };
 
 }  // namespace rg::informer

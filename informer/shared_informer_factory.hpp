@@ -38,18 +38,18 @@ struct ListTweaks {
 
 struct SharedInformerFactoryOptions {
   std::string namespace_;  ///< empty: all namespaces (cluster-scoped resources ignore it)
-  ListTweaks tweaks;
-  reflector::Config reflector;
+  ListTweaks tweaks{};
+  reflector::Config reflector{};
   std::size_t fifo_capacity = 100'000;
   /// The resync period of every handler registered without one (client-go's
   /// NewSharedInformerFactory defaultResync); a handler may still ask for its own
   /// (HandlerOptions::resync_period), shorter or longer. Zero: none.
   std::chrono::steady_clock::duration default_resync_period{};
   /// Makes each reflector's observer (metrics), given the informer's name; may be empty.
-  std::function<std::shared_ptr<ReflectorObserver>(const std::string& name)> observer;
+  std::function<std::shared_ptr<ReflectorObserver>(const std::string& name)> observer{};
   /// When set, every informer's cache is checked against a fresh LIST periodically (see
   /// consistency_checker.hpp); the observer hears of each check.
-  std::optional<ConsistencyCheckOptions> consistency_check;
+  std::optional<ConsistencyCheckOptions> consistency_check{};
 };
 
 /// Why an informer is or is not synced, as wait_for_cache_sync reports it.
@@ -70,14 +70,17 @@ class SharedInformerFactory {
   /// The shared informer for T on `resource` (in the factory's namespace), made on first use.
   /// `name` labels its metrics and logs (default: the resource's plural). `per_informer` may
   /// narrow the selectors further and add indexers or a transform; it applies on creation only.
-  template <KubeObject T>
-  SharedIndexInformer<T>& informer_for(
+  /// With Wire other than T, objects are decoded as Wire and projected into T by the
+  /// per_informer's `project` (projection.hpp); the informer is keyed by both types.
+  template <KubeObject T, KubeObject Wire = T>
+  SharedIndexInformer<T, Wire>& informer_for(
       client::ResourceRef resource, std::string name = {},
-      const std::function<void(typename SharedIndexInformer<T>::Options&)>& per_informer = {}) {
+      const std::function<void(typename SharedIndexInformer<T, Wire>::Options&)>& per_informer =
+          {}) {
     if (resource.namespaced && resource.namespace_.empty())
       resource.namespace_ = options_.namespace_;
     if (name.empty()) name = resource.resource;
-    typename SharedIndexInformer<T>::Options informer_options{
+    typename SharedIndexInformer<T, Wire>::Options informer_options{
         .scope = {resource, options_.tweaks.label_selector, options_.tweaks.field_selector},
         .name = name,
         .reflector = options_.reflector,
@@ -86,17 +89,17 @@ class SharedInformerFactory {
         .transform = {},
         .default_resync_period = options_.default_resync_period};
     if (per_informer) per_informer(informer_options);
-    const std::string key = std::string(typeid(T).name()) + "|" + resource.path() + "|" +
-                            informer_options.scope.label_selector + "|" +
+    const std::string key = std::string(typeid(SharedIndexInformer<T, Wire>).name()) + "|" +
+                            resource.path() + "|" + informer_options.scope.label_selector + "|" +
                             informer_options.scope.field_selector;
     std::lock_guard lock(mutex_);
     auto& slot = informers_[key];
     if (!slot) {
       auto observer = options_.observer ? options_.observer(name) : nullptr;
-      slot = std::make_unique<Holder<T>>(client_, std::move(informer_options), std::move(observer),
-                                         options_.consistency_check);
+      slot = std::make_unique<Holder<T, Wire>>(client_, std::move(informer_options),
+                                               std::move(observer), options_.consistency_check);
     }
-    return static_cast<Holder<T>&>(*slot).informer;
+    return static_cast<Holder<T, Wire>&>(*slot).informer;
   }
 
   /// Runs every informer not yet running, on `executor`. Call again after asking for more.
@@ -119,9 +122,9 @@ class SharedInformerFactory {
     virtual boost::asio::awaitable<void> run() = 0;
     virtual CacheSyncResult state() const = 0;
   };
-  template <KubeObject T>
+  template <KubeObject T, KubeObject Wire>
   struct Holder final : Base {
-    Holder(client::RestClient& client, typename SharedIndexInformer<T>::Options options,
+    Holder(client::RestClient& client, typename SharedIndexInformer<T, Wire>::Options options,
            std::shared_ptr<ReflectorObserver> observer,
            const std::optional<ConsistencyCheckOptions>& consistency_check)
         : informer(client, options, observer) {
@@ -148,7 +151,7 @@ class SharedInformerFactory {
       const ReflectorStatus status = informer.status();
       return {informer.name(), informer.has_synced(), status.health, status.message};
     }
-    SharedIndexInformer<T> informer;
+    SharedIndexInformer<T, Wire> informer;
     std::optional<CacheConsistencyChecker> checker;
   };
   struct Running;

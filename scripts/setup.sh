@@ -25,7 +25,7 @@ for arg in "$@"; do
   esac
 done
 
-packages=(g++ meson ninja-build cmake pkg-config python3 python3-yaml git ca-certificates
+packages=(g++ make meson ninja-build cmake pkg-config python3 python3-yaml git ca-certificates
   libboost1.81-dev libboost-json1.81-dev libyaml-cpp-dev prometheus-cpp-dev
   doctest-dev libcli11-dev libspdlog-dev libfmt-dev libssl-dev openssl)
 if (( want_tools )); then

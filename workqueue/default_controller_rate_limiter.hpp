@@ -8,8 +8,8 @@
 #include <memory>
 
 #include "workqueue/bucket_rate_limiter.hpp"
+#include "workqueue/detail/key_hash.hpp"
 #include "workqueue/item_exponential_failure_rate_limiter.hpp"
-#include "workqueue/key_hash.hpp"
 #include "workqueue/max_of_rate_limiter.hpp"
 
 namespace rg::workqueue {
@@ -22,7 +22,7 @@ struct ControllerRateLimiterOptions {
   std::shared_ptr<const Clock> clock{};  // for the bucket; null: SteadyClock
 };
 
-template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = detail::KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 std::shared_ptr<RateLimiter<Key>> default_controller_rate_limiter(
     ControllerRateLimiterOptions options = {}) {
   return std::make_shared<MaxOfRateLimiter<Key>>(std::vector<std::shared_ptr<RateLimiter<Key>>>{

@@ -13,14 +13,14 @@
 
 #include <boost/asio/any_io_executor.hpp>
 
-#include "workqueue/delay_heap.hpp"
-#include "workqueue/key_hash.hpp"
+#include "workqueue/detail/delay_heap.hpp"
+#include "workqueue/detail/key_hash.hpp"
+#include "workqueue/detail/wakeup_timer.hpp"
 #include "workqueue/queue.hpp"
-#include "workqueue/wakeup_timer.hpp"
 
 namespace rg::workqueue {
 
-template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = detail::KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class DelayingQueue : public Queue<Key, Hash, KeyEqual> {
   using Base = Queue<Key, Hash, KeyEqual>;
 
@@ -91,7 +91,7 @@ class DelayingQueue : public Queue<Key, Hash, KeyEqual> {
     for (auto& h : handoffs) this->complete(std::move(h));
   }
 
-  DelayHeap<Key, Hash, KeyEqual> heap_;
+  detail::DelayHeap<Key, Hash, KeyEqual> heap_;
   detail::WakeupTimer timer_;
   std::optional<TimePoint> armed_for_;  // when the timer is armed to fire, if it is
 };

@@ -10,12 +10,12 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "workqueue/key_hash.hpp"
+#include "workqueue/detail/key_hash.hpp"
 #include "workqueue/rate_limiter.hpp"
 
 namespace rg::workqueue {
 
-template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = detail::KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class ItemExponentialFailureRateLimiter final : public RateLimiter<Key> {
  public:
   explicit ItemExponentialFailureRateLimiter(Duration base_delay = std::chrono::milliseconds(5),

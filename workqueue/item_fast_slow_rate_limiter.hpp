@@ -8,12 +8,12 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "workqueue/key_hash.hpp"
+#include "workqueue/detail/key_hash.hpp"
 #include "workqueue/rate_limiter.hpp"
 
 namespace rg::workqueue {
 
-template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = detail::KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class ItemFastSlowRateLimiter final : public RateLimiter<Key> {
  public:
   ItemFastSlowRateLimiter(Duration fast_delay, Duration slow_delay, int max_fast_attempts)

@@ -42,10 +42,10 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "workqueue/clock.hpp"
-#include "workqueue/item_table.hpp"
-#include "workqueue/key_hash.hpp"
+#include "workqueue/detail/item_table.hpp"
+#include "workqueue/detail/key_hash.hpp"
+#include "workqueue/detail/waiter_list.hpp"
 #include "workqueue/metrics.hpp"
-#include "workqueue/waiter_list.hpp"
 
 namespace rg::workqueue {
 
@@ -58,7 +58,7 @@ struct QueueOptions {
   std::shared_ptr<const Clock> clock{};
 };
 
-template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = detail::KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   using Items = detail::ItemTable<Key, Hash, KeyEqual>;
   using Item = typename Items::Item;

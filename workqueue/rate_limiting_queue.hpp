@@ -19,12 +19,12 @@
 
 #include "workqueue/default_controller_rate_limiter.hpp"
 #include "workqueue/delaying_queue.hpp"
-#include "workqueue/key_hash.hpp"
+#include "workqueue/detail/key_hash.hpp"
 #include "workqueue/rate_limiter.hpp"
 
 namespace rg::workqueue {
 
-template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
+template <class Key, class Hash = detail::KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class RateLimitingQueue : public DelayingQueue<Key, Hash, KeyEqual> {
   using Base = Queue<Key, Hash, KeyEqual>;
 

@@ -21,13 +21,15 @@
 
 #include "client/model/pod.hpp"
 #include "informer/delta_fifo.hpp"
-#include "informer/handle_deltas.hpp"
+#include "informer/detail/handle_deltas.hpp"
+#include "informer/detail/shared_processor.hpp"
 #include "informer/indexer.hpp"
-#include "informer/shared_processor.hpp"
 
 namespace asio = boost::asio;
 using rg::client::Pod;
 using namespace rg::informer;
+using rg::informer::detail::DeltaHandler;
+using rg::informer::detail::SharedProcessor;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -37,7 +39,7 @@ std::shared_ptr<const Pod> make_pod(std::size_t i, std::size_t version, std::siz
   pod->metadata.namespace_ = "ns-" + std::to_string(i % 50);
   pod->metadata.name = "web-" + std::to_string(i);
   pod->metadata.resource_version = std::to_string(version);
-  pod->metadata.labels.emplace("app", "web");
+  pod->metadata.labels = {{"app", "web"}};
   pod->spec.node_name = "node-" + std::to_string((i + version) % nodes);
   return pod;
 }

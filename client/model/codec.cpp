@@ -76,7 +76,7 @@ void encode_field(const FieldDesc& field, const void* object, boost::json::objec
       }
       return;
     case FieldKind::kStringMap: {
-      const auto& map = *static_cast<const Labels*>(member);
+      const auto& map = *static_cast<const Labels*>(field.element(member, 0));
       if (map.empty()) return;
       boost::json::object entries;
       entries.reserve(map.size());

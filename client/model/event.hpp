@@ -12,13 +12,13 @@ namespace rg::client {
 
 /// core/v1 ObjectReference: the object an event is about.
 struct ObjectReference {
-  std::string kind;
-  std::string namespace_;
-  std::string name;
-  std::string uid;
-  std::string api_version;
-  std::string resource_version;
-  std::string field_path;
+  std::string kind{};
+  std::string namespace_{};
+  std::string name{};
+  std::string uid{};
+  std::string api_version{};
+  std::string resource_version{};
+  std::string field_path{};
 };
 
 struct EventSource {

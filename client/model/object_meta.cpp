@@ -4,8 +4,22 @@
 #include <algorithm>
 #include <array>
 #include <iterator>
+#include <string_view>
 
 #include "client/model/schema.hpp"
+
+namespace rg::client {
+
+std::size_t hash_value(const OwnerReference& owner) noexcept {
+  std::size_t seed = detail::content_hash(owner.api_version);
+  for (const std::string_view text : {owner.kind.view(), owner.name.view(), owner.uid.view()}) {
+    seed = detail::combine_hash(seed, detail::content_hash(text));
+  }
+  return detail::combine_hash(
+      seed, (owner.controller ? 2U : 0U) | (owner.block_owner_deletion ? 1U : 0U));
+}
+
+}  // namespace rg::client
 
 namespace rg::client::detail {
 

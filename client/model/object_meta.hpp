@@ -1,6 +1,7 @@
 // ObjectMeta and OwnerReference: the metadata every typed projection carries.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "client/labels/labels.hpp"
 #include "client/model/compact_string.hpp"
+#include "client/model/interned.hpp"
 #include "client/model/managed_fields.hpp"
 #include "client/model/schema_fwd.hpp"
 #include "client/model/time.hpp"
@@ -21,7 +23,12 @@ struct OwnerReference {
   CompactString uid;
   bool controller = false;
   bool block_owner_deletion = false;
+
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
 };
+
+/// A hash of every member (for the pool of Interned owner lists).
+std::size_t hash_value(const OwnerReference& owner) noexcept;
 
 /// The fields of metav1.ObjectMeta an operator reads. managedFields are kept only by kinds whose
 /// metadata is read with object_meta_with_managed_fields() (Deployment), and even there only as
@@ -30,6 +37,8 @@ struct OwnerReference {
 /// an unset creationTimestamp is the epoch (WallTime{}).
 /// Strings are CompactStrings (read them as std::string_views, compare them with strings, write
 /// std::string(meta.name) where a std::string is needed): an informer caches one per object.
+/// labels and ownerReferences are Interned: read like the Labels and the std::vector they hold,
+/// and held once for all the objects that have equal ones (every pod of a ReplicaSet).
 struct ObjectMeta {
   CompactString name;
   CompactString generate_name;
@@ -40,9 +49,9 @@ struct ObjectMeta {
   WallTime creation_timestamp;
   std::optional<WallTime> deletion_timestamp;
   std::optional<std::int64_t> deletion_grace_period_seconds;
-  Labels labels;
+  Interned<Labels> labels;
   Labels annotations;
-  std::vector<OwnerReference> owner_references;
+  Interned<std::vector<OwnerReference>> owner_references;
   std::vector<std::string> finalizers;
   std::vector<ManagedFieldsEntry> managed_fields;
 };

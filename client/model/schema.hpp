@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -15,6 +16,7 @@
 #include "client/labels/labels.hpp"
 #include "client/model/boxed.hpp"
 #include "client/model/compact_string.hpp"
+#include "client/model/interned.hpp"
 #include "client/model/schema_fwd.hpp"
 #include "client/model/time.hpp"
 
@@ -35,9 +37,9 @@ enum class FieldKind : std::uint8_t {
   kOptBool,     ///< std::optional<bool>
   kStruct,      ///< a struct with its own schema
   kOptStruct,   ///< std::optional or Boxed of such a struct
-  kStringMap,   ///< Labels (a JSON object of strings)
+  kStringMap,   ///< Labels or Interned<Labels> (a JSON object of strings)
   kStringList,  ///< std::vector<std::string>
-  kStructList,  ///< std::vector of a struct with its own schema
+  kStructList,  ///< std::vector (or Interned std::vector) of a struct with its own schema
 };
 
 /// One JSON key of a struct.
@@ -48,8 +50,13 @@ struct FieldDesc {
   void* (*member)(void* object);   ///< the member inside its parent object
   const StructDesc& (*child)();    ///< kStruct, kOptStruct, kStructList: the nested schema
   void* (*emplace)(void* member);  ///< kOptStruct, kStructList: makes a new nested object
-  /// kOptStruct, kStructList: the i-th nested object (an engaged optional has one), or nullptr.
+  /// kOptStruct, kStructList: the i-th nested object (an engaged optional has one), or nullptr;
+  /// kStringMap: the Labels (i = 0).
   const void* (*element)(const void* member, std::size_t i);
+  /// Interned members only (null otherwise): the decoder fills a scratch value -- `scratch`
+  /// makes it in `holder` on first use and hands it out cleared -- and `intern` stores it.
+  void* (*scratch)(std::shared_ptr<void>& holder);
+  void (*intern)(void* member, const void* scratch);
 };
 
 /// The schema of one struct: its fields, and for top-level kinds the apiVersion and kind the
@@ -89,6 +96,22 @@ template <class T>
 struct IsVector : std::false_type {};
 template <class T>
 struct IsVector<std::vector<T>> : std::true_type {};
+template <class T>
+struct IsVector<Interned<std::vector<T>>> : std::true_type {};
+template <class T>
+struct IsInterned : std::false_type {};
+template <class T>
+struct IsInterned<Interned<T>> : std::true_type {};
+
+/// The type a member holds: T for Interned<T>, the member's own type otherwise.
+template <class M>
+struct HeldType {
+  using type = M;
+};
+template <class T>
+struct HeldType<Interned<T>> {
+  using type = T;
+};
 
 template <class M>
 constexpr FieldKind kind_of() {
@@ -114,7 +137,7 @@ constexpr FieldKind kind_of() {
     return FieldKind::kBool;
   else if constexpr (std::is_same_v<M, std::optional<bool>>)
     return FieldKind::kOptBool;
-  else if constexpr (std::is_same_v<M, Labels>)
+  else if constexpr (std::is_same_v<M, Labels> || std::is_same_v<M, Interned<Labels>>)
     return FieldKind::kStringMap;
   else if constexpr (std::is_same_v<M, std::vector<std::string>>)
     return FieldKind::kStringList;
@@ -161,10 +184,29 @@ const void* optional_element(const void* member, std::size_t i) {
   return i == 0 && optional ? &*optional : nullptr;
 }
 
-template <class S>
+template <class M, class S>
 const void* vector_element(const void* member, std::size_t i) {
-  const auto& vector = *static_cast<const std::vector<S>*>(member);
+  const std::vector<S>& vector = *static_cast<const M*>(member);
   return i < vector.size() ? &vector[i] : nullptr;
+}
+
+template <class M>
+const void* map_element(const void* member, std::size_t) {
+  const Labels& map = *static_cast<const M*>(member);
+  return &map;
+}
+
+template <class T>
+void* make_scratch(std::shared_ptr<void>& holder) {
+  if (!holder) holder = std::make_shared<T>();
+  auto* scratch = static_cast<T*>(holder.get());
+  scratch->clear();
+  return scratch;
+}
+
+template <class T>
+void intern_scratch(void* member, const void* scratch) {
+  *static_cast<Interned<T>*>(member) = Interned<T>(*static_cast<const T*>(scratch));
 }
 
 /// The schema entry mapping JSON `key` to `Member` (a pointer to data member).
@@ -172,19 +214,26 @@ template <auto Member>
 constexpr FieldDesc field(std::string_view key, bool required = false) {
   using M = typename MemberTraits<decltype(Member)>::Member;
   constexpr FieldKind kind = kind_of<M>();
-  FieldDesc desc{key, kind, required, &member_of<Member>, nullptr, nullptr, nullptr};
+  FieldDesc desc{key,     kind,    required, &member_of<Member>, nullptr, nullptr,
+                 nullptr, nullptr, nullptr};
   if constexpr (kind == FieldKind::kStruct) {
     desc.child = &schema_ref<M>;
   } else if constexpr (kind == FieldKind::kOptStruct || kind == FieldKind::kStructList) {
-    using S = typename M::value_type;
+    using S = typename HeldType<M>::type::value_type;
     desc.child = &schema_ref<S>;
     if constexpr (kind == FieldKind::kOptStruct) {
       desc.emplace = &emplace_optional<M>;
       desc.element = &optional_element<M>;
     } else {
       desc.emplace = &emplace_back<S>;
-      desc.element = &vector_element<S>;
+      desc.element = &vector_element<M, S>;
     }
+  } else if constexpr (kind == FieldKind::kStringMap) {
+    desc.element = &map_element<M>;
+  }
+  if constexpr (IsInterned<M>::value) {
+    desc.scratch = &make_scratch<typename M::value_type>;
+    desc.intern = &intern_scratch<typename M::value_type>;
   }
   return desc;
 }
@@ -199,3 +248,11 @@ constexpr FieldDesc field(std::string_view key, bool required = false) {
 }
 
 }  // namespace rg::client::detail
+
+namespace rg::client {
+
+/// Public, for declaring typed custom resources (see schema_fwd.hpp).
+using detail::field;
+using detail::FieldDesc;
+
+}  // namespace rg::client

@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "client/model/schema.hpp"
@@ -72,8 +74,12 @@ class StructSink final : public ValueSink {
         push(FieldKind::kStruct, &field, &field.child(), field.emplace(slot_));
         return true;
       case FieldKind::kStringMap:
-        static_cast<Labels*>(slot_)->clear();
-        push(FieldKind::kStringMap, &field, nullptr, slot_);
+        if (field.intern != nullptr) {
+          push(FieldKind::kStringMap, &field, nullptr, scratch_for(field), slot_);
+        } else {
+          static_cast<Labels*>(slot_)->clear();
+          push(FieldKind::kStringMap, &field, nullptr, slot_);
+        }
         return true;
       default:
         return mismatch(JsonType::kObject);
@@ -86,7 +92,7 @@ class StructSink final : public ValueSink {
         (top.seen & top.desc->required_mask) != top.desc->required_mask) {
       return missing_required(top);
     }
-    stack_.pop_back();
+    pop();
     return true;
   }
 
@@ -101,6 +107,10 @@ class StructSink final : public ValueSink {
       return true;
     }
     if (field.kind == FieldKind::kStructList) {
+      if (field.intern != nullptr) {
+        push(FieldKind::kStructList, &field, &field.child(), scratch_for(field), slot_);
+        return true;
+      }
       // Every kStructList member is a std::vector; clearing needs its element type, which only
       // the schema knows, so a fresh target is assumed (decoders always start from T{}).
       push(FieldKind::kStructList, &field, &field.child(), slot_);
@@ -110,7 +120,7 @@ class StructSink final : public ValueSink {
   }
 
   bool array_end(std::size_t) override {
-    stack_.pop_back();
+    pop();
     return true;
   }
 
@@ -226,12 +236,30 @@ class StructSink final : public ValueSink {
     const FieldDesc* field;  // the field holding this value; nullptr at the root and for elements
     const StructDesc* desc;  // kStruct: its schema; kStructList: the elements' schema
     void* target;            // the struct, map or vector being filled
+    void* interned;          // an Interned member `target` (a scratch value) goes to, or nullptr
     std::size_t index;       // lists: elements begun so far
     std::uint64_t seen;      // kStruct: required fields seen
   };
 
-  void push(FieldKind kind, const FieldDesc* field, const StructDesc* desc, void* target) {
-    stack_.push_back(Frame{kind, field, desc, target, 0, 0});
+  void push(FieldKind kind, const FieldDesc* field, const StructDesc* desc, void* target,
+            void* interned = nullptr) {
+    stack_.push_back(Frame{kind, field, desc, target, interned, 0, 0});
+  }
+
+  // A finished map or list that fills an Interned member is interned into it.
+  void pop() {
+    const Frame& top = stack_.back();
+    if (top.interned != nullptr) top.field->intern(top.interned, top.target);
+    stack_.pop_back();
+  }
+
+  // The scratch value of an interned field, cleared. (One per field: a struct holding an
+  // interned list of itself would need one per depth.)
+  void* scratch_for(const FieldDesc& field) {
+    for (auto& [owner, holder] : scratches_) {
+      if (owner == &field) return field.scratch(holder);
+    }
+    return field.scratch(scratches_.emplace_back(&field, nullptr).second);
   }
 
   // Go's encoder writes map keys sorted, so entries normally append at the end.
@@ -314,7 +342,11 @@ class StructSink final : public ValueSink {
         static_cast<std::optional<bool>*>(slot_)->reset();
         break;
       case FieldKind::kStringMap:
-        static_cast<Labels*>(slot_)->clear();
+        if (field_->intern != nullptr) {
+          field_->intern(slot_, scratch_for(*field_));
+        } else {
+          static_cast<Labels*>(slot_)->clear();
+        }
         break;
       case FieldKind::kStringList:
         static_cast<std::vector<std::string>*>(slot_)->clear();
@@ -392,6 +424,7 @@ class StructSink final : public ValueSink {
   const FieldDesc* field_ = nullptr;  // the field the next value belongs to
   void* slot_ = nullptr;              // that field's member
   std::string map_key_;
+  std::vector<std::pair<const FieldDesc*, std::shared_ptr<void>>> scratches_;
   SinkError error_;
 };
 

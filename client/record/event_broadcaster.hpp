@@ -59,7 +59,7 @@ struct EventBroadcasterConfig {
   std::chrono::milliseconds flush_timeout{std::chrono::seconds(5)};  ///< for shut_down()
   EventCorrelatorOptions correlator{};
   /// Where its log lines go; unset: spdlog's default logger, fields as ` key=value`.
-  EventLog log;
+  EventLog log{};
   /// The time Events are stamped with (and correlated by).
   std::function<std::chrono::system_clock::time_point()> clock = std::chrono::system_clock::now;
 };

@@ -107,6 +107,15 @@ struct DeleteOptions {
   OptionalTimeout timeout;
 };
 
+/// The default options of a verb, as a reference to one constant: the verbs' default arguments
+/// (rest_client.hpp) are this rather than `= {}`, because g++ 12 destroys a default argument's
+/// temporary twice when the call is inside a co_await expression (free(): invalid pointer).
+template <class Options>
+const Options& no_options() {
+  static const Options options{};
+  return options;
+}
+
 Query to_query(const GetOptions& options);
 Query to_query(const ListOptions& options);
 Query to_query(const WatchOptions& options);  ///< includes watch=true

@@ -15,9 +15,10 @@
 //        piece = co_await stream.read_some()) decoder.feed(piece);
 //
 // Each verb builds its request from its arguments before it returns the awaitable (the verbs are
-// not coroutines), so an awaitable may be co_spawned and run later safely and defaulted options
-// are safe with g++ 12. (Still build non-trivial arguments in named locals rather than inside a
-// co_await expression: g++ 12 mishandles such temporaries.) A request that cannot be built throws
+// not coroutines), so an awaitable may be co_spawned and run later safely. Defaulted options are
+// safe with g++ 12 (they are a constant, see no_options in options.hpp, not a temporary); still
+// build other non-trivial arguments in named locals rather than inside a co_await expression:
+// g++ 12 mishandles such temporaries. A request that cannot be built throws
 // std::invalid_argument from the call itself.
 #pragma once
 
@@ -73,56 +74,54 @@ class RestClient {
 
   const RestConfig& config() const;
 
-  boost::asio::awaitable<boost::json::value> get(const ResourceRef& resource,
-                                                 const std::string& name,
-                                                 const GetOptions& options = {});
+  boost::asio::awaitable<boost::json::value> get(
+      const ResourceRef& resource, const std::string& name,
+      const GetOptions& options = no_options<GetOptions>());
 
   /// One LIST response (one page when options.limit is set: follow metadata.continue).
-  boost::asio::awaitable<boost::json::value> list(const ResourceRef& resource,
-                                                  const ListOptions& options = {});
+  boost::asio::awaitable<boost::json::value> list(
+      const ResourceRef& resource, const ListOptions& options = no_options<ListOptions>());
 
   /// The LIST response body as a stream, for decoding large lists without holding the text.
   /// The body must be read before options.timeout (default RestConfig::timeout) passes.
-  boost::asio::awaitable<BodyReader> list_stream(const ResourceRef& resource,
-                                                 const ListOptions& options = {});
+  boost::asio::awaitable<BodyReader> list_stream(
+      const ResourceRef& resource, const ListOptions& options = no_options<ListOptions>());
 
   /// A WATCH on its own connection; the body is newline-delimited JSON watch events. An error
   /// answer (e.g. 410 before streaming starts) throws ApiError; errors inside the stream arrive
   /// as ERROR events. The stream ends cleanly when the server closes it (timeoutSeconds).
-  boost::asio::awaitable<BodyReader> watch(const ResourceRef& resource,
-                                           const WatchOptions& options = {});
+  boost::asio::awaitable<BodyReader> watch(
+      const ResourceRef& resource, const WatchOptions& options = no_options<WatchOptions>());
 
   /// POST `object` to the collection. Returns the created object.
-  boost::asio::awaitable<boost::json::value> create(const ResourceRef& resource,
-                                                    const boost::json::value& object,
-                                                    const CreateOptions& options = {});
+  boost::asio::awaitable<boost::json::value> create(
+      const ResourceRef& resource, const boost::json::value& object,
+      const CreateOptions& options = no_options<CreateOptions>());
 
   /// PUT `object` (named by its metadata.name; its metadata.resourceVersion makes the write
   /// conditional: a stale one gives a Conflict ApiError).
-  boost::asio::awaitable<boost::json::value> update(const ResourceRef& resource,
-                                                    const boost::json::value& object,
-                                                    const UpdateOptions& options = {});
+  boost::asio::awaitable<boost::json::value> update(
+      const ResourceRef& resource, const boost::json::value& object,
+      const UpdateOptions& options = no_options<UpdateOptions>());
 
   /// PATCH object `name` with `patch` (JSON for kJson/kMerge/kStrategicMerge; JSON or YAML for
   /// kApply, which needs options.field_manager).
-  boost::asio::awaitable<boost::json::value> patch(const ResourceRef& resource,
-                                                   const std::string& name, PatchType type,
-                                                   std::string patch,
-                                                   const PatchOptions& options = {});
+  boost::asio::awaitable<boost::json::value> patch(
+      const ResourceRef& resource, const std::string& name, PatchType type, std::string patch,
+      const PatchOptions& options = no_options<PatchOptions>());
 
   /// patch() without decoding the answer: the written object's JSON text, for a caller that
   /// reads only part of it (find_resource_version() in resource_version.hpp, for a next write
   /// conditional on this one) or decodes it its own way.
-  boost::asio::awaitable<std::string> patch_text(const ResourceRef& resource,
-                                                 const std::string& name, PatchType type,
-                                                 std::string patch,
-                                                 const PatchOptions& options = {});
+  boost::asio::awaitable<std::string> patch_text(
+      const ResourceRef& resource, const std::string& name, PatchType type, std::string patch,
+      const PatchOptions& options = no_options<PatchOptions>());
 
   /// DELETE object `name`. Returns what the server returns: a Status, or the object when
   /// deletion is pending (finalizers, graceful pod deletion).
-  boost::asio::awaitable<boost::json::value> remove(const ResourceRef& resource,
-                                                    const std::string& name,
-                                                    const DeleteOptions& options = {});
+  boost::asio::awaitable<boost::json::value> remove(
+      const ResourceRef& resource, const std::string& name,
+      const DeleteOptions& options = no_options<DeleteOptions>());
 
   /// Any request with the same headers, rate limit, retries and errors. Returns a 2xx response.
   boost::asio::awaitable<HttpResponse> raw(RawRequest request);

@@ -16,14 +16,16 @@
 #include <vector>
 
 #include "informer/delta_fifo.hpp"
-#include "informer/handle_deltas.hpp"
+#include "informer/detail/handle_deltas.hpp"
+#include "informer/detail/shared_processor.hpp"
 #include "informer/indexer.hpp"
 #include "informer/lister.hpp"
-#include "informer/shared_processor.hpp"
 #include "test/informer/test_objects.hpp"
 
 using namespace rg::informer;
 using namespace rg::informer::test;
+using rg::informer::detail::DeltaHandler;
+using rg::informer::detail::SharedProcessor;
 namespace asio = boost::asio;
 
 namespace {

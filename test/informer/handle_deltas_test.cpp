@@ -6,12 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "informer/handle_deltas.hpp"
+#include "informer/detail/handle_deltas.hpp"
 #include "informer/indexer.hpp"
 #include "test/informer/test_objects.hpp"
 
 using namespace rg::informer;
 using namespace rg::informer::test;
+using rg::informer::detail::process_deltas;
 
 namespace {
 

@@ -174,7 +174,7 @@ TEST_CASE("controller_uid_index_func indexes by the controlling owner") {
   Indexer<TestPod> indexer;
   indexer.add_indexers({{"owner", &controller_uid_index_func<TestPod>}});
   auto pod = std::make_shared<TestPod>(*make_pod("ns", "p1", "1"));
-  pod->metadata.owner_references.push_back({"apps/v1", "ReplicaSet", "rs", "uid-9", true, true});
+  pod->metadata.owner_references = {{"apps/v1", "ReplicaSet", "rs", "uid-9", true, true}};
   indexer.add(pod);
   indexer.add(make_pod("ns", "orphan", "1"));
   CHECK(indexer.index_keys("owner", "uid-9") == std::vector<std::string>{"ns/p1"});

@@ -11,14 +11,15 @@
 #include "client/labels/label_selector.hpp"
 #include "client/model/pod.hpp"
 #include "informer/delta_fifo.hpp"
+#include "informer/detail/handle_deltas.hpp"
 #include "informer/dynamic_informer_factory.hpp"
-#include "informer/handle_deltas.hpp"
 #include "informer/indexer.hpp"
 #include "informer/lister.hpp"
 #include "test/informer/run_coro.hpp"
 
 using namespace rg::informer;
 using rg::client::Unstructured;
+using rg::informer::detail::process_deltas;
 
 namespace {
 

@@ -1,14 +1,17 @@
 // Custom resources for the informer e2e tests: a CustomResourceDefinition of group example.com
-// (one served version v1, any fields kept) and a writer of its objects through the API.
+// (one served version v1, any fields kept), a writer of its objects through the API, and the
+// dynamic factories' options.
 #pragma once
 
 #include <boost/json/object.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "client/model/unstructured.hpp"
 #include "client/rest/resource.hpp"
+#include "informer/shared_informer_factory.hpp"
 #include "test/informer_e2e/sim_fixture.hpp"
 
 namespace rg::informer::e2e {
@@ -92,6 +95,28 @@ class Writer {
  private:
   Fixture& f_;
 };
+
+/// The Widget definition and `count` widgets "w-<i>" of size i, alternately in "default" and
+/// "kube-system".
+inline void seed_widgets(Writer& writer, int count) {
+  writer.create_definition("widget", "Widget", true);
+  for (int i = 0; i < count; ++i) {
+    writer.create(kWidgets.in(i % 2 == 0 ? "default" : "kube-system"), "Widget",
+                  "w-" + std::to_string(i), i);
+  }
+}
+
+/// A dynamic factory's options for the tests: fast retries, LIST pages of 10, `observer` for
+/// every informer.
+inline SharedInformerFactoryOptions dynamic_factory_options(
+    bool watch_list, std::shared_ptr<CountingObserver> observer) {
+  SharedInformerFactoryOptions options;
+  options.reflector = fast_reflector();
+  options.reflector.use_watch_list = watch_list;
+  options.reflector.page_size = 10;
+  options.observer = [observer](const std::string&) { return observer; };
+  return options;
+}
 
 inline std::int64_t size_of(const client::Unstructured& object) {
   const auto* spec = object.object().if_contains("spec");

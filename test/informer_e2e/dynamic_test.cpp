@@ -31,16 +31,6 @@ struct Heard {
   }
 };
 
-SharedInformerFactoryOptions factory_options(bool watch_list,
-                                             std::shared_ptr<CountingObserver> observer) {
-  SharedInformerFactoryOptions options;
-  options.reflector = fast_reflector();
-  options.reflector.use_watch_list = watch_list;
-  options.reflector.page_size = 10;
-  options.observer = [observer](const std::string&) { return observer; };
-  return options;
-}
-
 }  // namespace
 
 TEST_CASE("a dynamic informer follows a custom resource whose definition is created at run time") {
@@ -49,15 +39,12 @@ TEST_CASE("a dynamic informer follows a custom resource whose definition is crea
   SUBCASE("streaming list") { watch_list = true; }
   Fixture f;
   Writer writer(f);
-  writer.create_definition("widget", "Widget", true);
+  seed_widgets(writer, 25);
   const auto in_default = kWidgets.in("default");
   const auto in_system = kWidgets.in("kube-system");
-  for (int i = 0; i < 25; ++i) {
-    writer.create(i % 2 == 0 ? in_default : in_system, "Widget", "w-" + std::to_string(i), i);
-  }
 
   auto observer = std::make_shared<CountingObserver>();
-  DynamicSharedInformerFactory factory(f.client, factory_options(watch_list, observer));
+  DynamicSharedInformerFactory factory(f.client, dynamic_factory_options(watch_list, observer));
   DynamicInformer& widgets = factory.for_resource(kWidgets);
   CHECK(&widgets == &factory.for_resource(kWidgets));  // shared
   CHECK(widgets.name() == "widgets.example.com");
@@ -114,7 +101,7 @@ TEST_CASE("dynamic informers: a cluster-scoped custom resource, selectors, a nam
   writer.create(kWidgets.in("kube-system"), "Widget", "elsewhere", 2);
 
   auto observer = std::make_shared<CountingObserver>();
-  auto options = factory_options(false, observer);
+  auto options = dynamic_factory_options(false, observer);
   options.namespace_ = "default";
   DynamicSharedInformerFactory factory(f.client, options);
   DynamicInformer& gadgets = factory.for_resource(kGadgets);  // cluster-scoped: no namespace

@@ -316,7 +316,9 @@ TEST_CASE("a pod reaches Deployments selecting it by several matchLabels or by e
   w.deployments.add(expressions);
   w.deployments.add(elsewhere);
   auto canary = std::make_shared<client::Pod>(*pod("web-c", "node-1", true));
-  canary->metadata.labels.emplace("track", "canary");
+  client::Labels labels = canary->metadata.labels;
+  labels.emplace("track", "canary");
+  canary->metadata.labels = labels;
   auto found = op::deployments_for_pod(w.deployments, *canary);
   std::sort(found.begin(), found.end());
   CHECK(found == std::vector<std::string>{"shop/web-any", "shop/web-canary"});

@@ -1,4 +1,4 @@
-// Tests of workqueue/delay_heap.hpp and workqueue/delaying_queue.hpp: ready-time ordering,
+// Tests of workqueue/detail/delay_heap.hpp and workqueue/delaying_queue.hpp: ready-time ordering,
 // earliest-wins, a plain add overriding a delay, shutdown dropping delayed keys.
 #include "workqueue/delaying_queue.hpp"
 
@@ -11,13 +11,13 @@
 #include <boost/asio/io_context.hpp>
 
 #include "test/workqueue/run_coroutine.hpp"
-#include "workqueue/delay_heap.hpp"
+#include "workqueue/detail/delay_heap.hpp"
 
 namespace asio = boost::asio;
 using namespace std::chrono_literals;
-using rg::workqueue::DelayHeap;
 using rg::workqueue::DelayingQueue;
 using rg::workqueue::TimePoint;
+using rg::workqueue::detail::DelayHeap;
 using rg::workqueue::test::run;
 using Delaying = DelayingQueue<std::string>;
 

@@ -1,6 +1,6 @@
-// Tests of workqueue/item_table.hpp: lookups, dropping state, and recycled Items that must
+// Tests of workqueue/detail/item_table.hpp: lookups, dropping state, and recycled Items that must
 // never answer for the key they held before.
-#include "workqueue/item_table.hpp"
+#include "workqueue/detail/item_table.hpp"
 
 #include <doctest/doctest.h>
 

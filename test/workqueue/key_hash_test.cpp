@@ -1,13 +1,13 @@
-// Tests of workqueue/key_hash.hpp: the string hash reads every byte of keys of every length
+// Tests of workqueue/detail/key_hash.hpp: the string hash reads every byte of keys of every length
 // (its loads overlap at the edges), and spreads similar keys over a table's buckets.
-#include "workqueue/key_hash.hpp"
+#include "workqueue/detail/key_hash.hpp"
 
 #include <doctest/doctest.h>
 
 #include <set>
 #include <string>
 
-using rg::workqueue::KeyHash;
+using rg::workqueue::detail::KeyHash;
 
 TEST_CASE("every byte of a string key of any length changes its hash") {
   const KeyHash<std::string> hash;

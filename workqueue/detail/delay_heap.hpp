@@ -14,9 +14,9 @@
 #include <boost/unordered/unordered_flat_map.hpp>
 
 #include "workqueue/clock.hpp"
-#include "workqueue/key_hash.hpp"
+#include "workqueue/detail/key_hash.hpp"
 
-namespace rg::workqueue {
+namespace rg::workqueue::detail {
 
 template <class Key, class Hash = KeyHash<Key>, class KeyEqual = std::equal_to<Key>>
 class DelayHeap {
@@ -92,4 +92,4 @@ class DelayHeap {
   std::uint64_t next_seq_ = 0;
 };
 
-}  // namespace rg::workqueue
+}  // namespace rg::workqueue::detail

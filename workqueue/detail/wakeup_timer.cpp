@@ -1,5 +1,5 @@
 // wakeup_timer.cpp: WakeupTimer over boost::asio::steady_timer.
-#include "workqueue/wakeup_timer.hpp"
+#include "workqueue/detail/wakeup_timer.hpp"
 
 #include <boost/asio/steady_timer.hpp>
 

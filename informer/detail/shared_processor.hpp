@@ -43,7 +43,6 @@ namespace detail {
 /// Logs a listener loop that ended with an exception (ProcessorListener catches handler
 /// exceptions itself, so this means a bug or an allocation failure).
 void log_listener_crash(std::string_view handler, const std::exception_ptr& error);
-}  // namespace detail
 
 template <KubeObject T>
 class SharedProcessor {
@@ -255,4 +254,5 @@ class SharedProcessor {
   detail::WaitList schedule_changed_;
 };
 
+}  // namespace detail
 }  // namespace rg::informer

@@ -9,7 +9,7 @@
 
 #include "informer/object_key.hpp"
 
-namespace rg::informer {
+namespace rg::informer::detail {
 
 template <KubeObject T>
 class KnownObjects {
@@ -20,4 +20,4 @@ class KnownObjects {
   virtual std::shared_ptr<const T> get_by_key(std::string_view key) const = 0;
 };
 
-}  // namespace rg::informer
+}  // namespace rg::informer::detail

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace rg::workqueue {
+namespace rg::workqueue::detail {
 
 template <class Key>
 struct KeyHash : std::hash<Key> {};
@@ -70,4 +70,4 @@ struct KeyHash<std::string> {
   }
 };
 
-}  // namespace rg::workqueue
+}  // namespace rg::workqueue::detail

@@ -14,11 +14,11 @@
 #include <variant>
 
 #include "informer/delta.hpp"
+#include "informer/detail/shared_processor.hpp"
 #include "informer/event_handler.hpp"
 #include "informer/indexer.hpp"
-#include "informer/shared_processor.hpp"
 
-namespace rg::informer {
+namespace rg::informer::detail {
 
 /// client-go's processDeltas: applies one key's deltas, oldest first, to `store`, and tells
 /// `handler` (on_add / on_update / on_delete with the stored objects) after each change.
@@ -100,4 +100,4 @@ class DeltaHandler {
   std::mutex block_deltas_;
 };
 
-}  // namespace rg::informer
+}  // namespace rg::informer::detail

@@ -1,0 +1,129 @@
+// Tests of Interned<T>: equal values are held once, reads see the value, the pool forgets a value
+// with its last holder, decoding interns labels and ownerReferences (and a null or an error
+// leaves nothing behind), and threads interning and dropping the same values concurrently.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "client/model/codec.hpp"
+#include "client/model/decode_error.hpp"
+#include "client/model/interned.hpp"
+#include "client/model/pod.hpp"
+
+namespace rg::client {
+namespace {
+
+using Owners = std::vector<OwnerReference>;
+
+std::string pod_json(std::string_view name, std::string_view app, std::string_view owner_uid) {
+  return R"({"metadata":{"name":")" + std::string(name) + R"(","labels":{"app":")" +
+         std::string(app) +
+         R"(","pod-template-hash":"5d8f7c9b6"},"ownerReferences":[{"apiVersion":"apps/v1",)"
+         R"("kind":"ReplicaSet","name":"web-5d8f7c9b6","uid":")" +
+         std::string(owner_uid) + R"(","controller":true}]}})";
+}
+
+TEST_CASE("equal values are held once and read like the value") {
+  const Interned<Labels> a = Labels{{"app", "web-interned-test"}, {"tier", "front"}};
+  const Interned<Labels> b = Labels{{"tier", "front"}, {"app", "web-interned-test"}};
+  const Interned<Labels> other = Labels{{"app", "api-interned-test"}};
+  CHECK(a.shares(b));
+  CHECK(&a.get() == &b.get());
+  CHECK_FALSE(a.shares(other));
+  CHECK(a == b);
+  CHECK_FALSE(a == other);
+  CHECK(a.size() == 2);
+  CHECK(a.at("app") == "web-interned-test");
+  CHECK(a.contains("tier"));
+  CHECK(a.find("missing") == a.end());
+  CHECK(a.count("app") == 1);
+  const Labels& plain = a;
+  CHECK(plain.at("tier") == "front");
+  std::size_t seen = 0;
+  for (const auto& [key, value] : a) seen += key.size() + value.size();
+  CHECK(seen == std::string("appweb-interned-testtierfront").size());
+}
+
+TEST_CASE("an empty value takes no pooled storage") {
+  const Interned<Labels> none;
+  const Interned<Labels> cleared = Labels{};
+  CHECK(none.empty());
+  CHECK(none.shares(cleared));
+  CHECK(none.find("app") == none.end());
+  const Interned<Owners> owners;
+  CHECK(owners.size() == 0);
+}
+
+TEST_CASE("the pool forgets a value when its last holder goes, and makes it anew after") {
+  auto& pool = detail::InternPool<Labels>::instance();
+  const std::size_t before = pool.size();
+  {
+    const Interned<Labels> first = Labels{{"only-here", "1"}};
+    CHECK(pool.size() == before + 1);
+    {
+      const Interned<Labels> second = Labels{{"only-here", "1"}};
+      CHECK(pool.size() == before + 1);
+    }
+    CHECK(pool.size() == before + 1);  // `first` still holds it
+  }
+  CHECK(pool.size() == before);
+  const Interned<Labels> again = Labels{{"only-here", "1"}};
+  CHECK(again.at("only-here") == "1");
+  CHECK(pool.size() == before + 1);
+}
+
+TEST_CASE("decoded pods of one ReplicaSet share their labels and ownerReferences") {
+  const auto uid = "0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d";
+  const Pod one = decode<Pod>(pod_json("web-5d8f7c9b6-aaaaa", "web", uid));
+  const Pod two = decode<Pod>(pod_json("web-5d8f7c9b6-bbbbb", "web", uid));
+  const Pod api = decode<Pod>(pod_json("api-5d8f7c9b6-ccccc", "api", uid));
+  CHECK(one.metadata.labels.shares(two.metadata.labels));
+  CHECK(one.metadata.owner_references.shares(two.metadata.owner_references));
+  CHECK_FALSE(one.metadata.labels.shares(api.metadata.labels));
+  CHECK(one.metadata.owner_references.shares(api.metadata.owner_references));
+  REQUIRE(two.metadata.owner_references.size() == 1);
+  CHECK(two.metadata.owner_references[0].uid == uid);
+  CHECK(two.metadata.owner_references[0].controller);
+  CHECK(api.metadata.labels.at("app") == "api");
+  // Encoding reads them back.
+  const auto json = to_json(two);
+  CHECK(json.at("metadata").at("labels").at("pod-template-hash") == "5d8f7c9b6");
+  CHECK(json.at("metadata").at("ownerReferences").at(0).at("uid") == uid);
+}
+
+TEST_CASE("null labels and ownerReferences decode empty, and a failed decode leaves no scratch") {
+  const Pod nulls =
+      decode<Pod>(R"({"metadata":{"name":"p","labels":null,"ownerReferences":null}})");
+  CHECK(nulls.metadata.labels.empty());
+  CHECK(nulls.metadata.owner_references.empty());
+  CHECK_THROWS_AS(decode<Pod>(R"({"metadata":{"name":"p","labels":{"a":"1","b":2}}})"),
+                  DecodeError);
+  // A sink reused after a failure starts each value from scratch (the list decoders reuse one).
+  const Pod after = decode<Pod>(R"({"metadata":{"name":"p","labels":{"c":"3"}}})");
+  CHECK(after.metadata.labels.size() == 1);
+  CHECK(after.metadata.labels.at("c") == "3");
+}
+
+TEST_CASE("threads interning and dropping the same values agree on them") {
+  constexpr int kThreads = 4;
+  constexpr int kRounds = 2000;
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t, &mismatches] {
+      for (int i = 0; i < kRounds; ++i) {
+        const std::string value = "v" + std::to_string(i % 7);
+        const Interned<Labels> held = Labels{{"threaded", value}};
+        const Interned<Labels> again = Labels{{"threaded", value}};
+        if (!held.shares(again) || held.at("threaded") != value) ++mismatches[t];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (int t = 0; t < kThreads; ++t) CHECK(mismatches[t] == 0);
+}
+
+}  // namespace
+}  // namespace rg::client
