@@ -5,6 +5,7 @@
 
 #include <boost/json/object.hpp>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -124,5 +125,22 @@ inline std::int64_t size_of(const client::Unstructured& object) {
   const auto* size = spec->get_object().if_contains("size");
   return size != nullptr && size->is_int64() ? size->get_int64() : -1;
 }
+
+/// What a handler of a dynamic informer caching T heard; `last_size` is size_of (found by
+/// argument-dependent lookup) of the last updated object.
+template <class T>
+struct Heard {
+  std::atomic<int> adds{0}, updates{0}, deletes{0};
+  std::atomic<std::int64_t> last_size{-1};
+  ResourceEventHandlerFuncs<T> handler() {
+    return {.on_add = [this](const auto&, bool) { ++adds; },
+            .on_update =
+                [this](const auto&, const auto& object) {
+                  ++updates;
+                  last_size = size_of(*object);
+                },
+            .on_delete = [this](const auto&) { ++deletes; }};
+  }
+};
 
 }  // namespace rg::informer::e2e

@@ -14,24 +14,6 @@
 #include "test/informer_e2e/sim_fixture.hpp"
 
 namespace rg::informer::e2e {
-namespace {
-
-// What a handler of a dynamic informer heard.
-struct Heard {
-  std::atomic<int> adds{0}, updates{0}, deletes{0};
-  std::atomic<std::int64_t> last_size{-1};
-  ResourceEventHandlerFuncs<client::Unstructured> handler() {
-    return {.on_add = [this](const auto&, bool) { ++adds; },
-            .on_update =
-                [this](const auto&, const auto& object) {
-                  ++updates;
-                  last_size = size_of(*object);
-                },
-            .on_delete = [this](const auto&) { ++deletes; }};
-  }
-};
-
-}  // namespace
 
 TEST_CASE("a dynamic informer follows a custom resource whose definition is created at run time") {
   bool watch_list = false;
@@ -48,7 +30,7 @@ TEST_CASE("a dynamic informer follows a custom resource whose definition is crea
   DynamicInformer& widgets = factory.for_resource(kWidgets);
   CHECK(&widgets == &factory.for_resource(kWidgets));  // shared
   CHECK(widgets.name() == "widgets.example.com");
-  Heard heard;
+  Heard<client::Unstructured> heard;
   widgets.add_event_handler("heard", heard.handler());
   factory.start(f.io.get_executor());
 

@@ -25,6 +25,8 @@ struct WidgetSize : LeanMeta {
   std::int64_t size = 0;
 };
 
+inline std::int64_t size_of(const WidgetSize& widget) { return widget.size; }
+
 namespace {
 
 WidgetSize widget_size(const client::Unstructured& object) {
@@ -79,15 +81,6 @@ void make_unsized(Fixture& f, const client::ResourceRef& resource, const std::st
   f.await(detail::merge_patch(f.client, resource, name, R"({"spec":{"size":"big"}})"));
 }
 
-struct Heard {
-  std::atomic<int> adds{0}, updates{0}, deletes{0};
-  ResourceEventHandlerFuncs<WidgetSize> handler() {
-    return {.on_add = [this](const auto&, bool) { ++adds; },
-            .on_update = [this](const auto&, const auto&) { ++updates; },
-            .on_delete = [this](const auto&) { ++deletes; }};
-  }
-};
-
 }  // namespace
 
 TEST_CASE("a dynamic informer caches a projected user type; refused objects are never cached") {
@@ -107,7 +100,7 @@ TEST_CASE("a dynamic informer caches a projected user type; refused objects are 
   auto& widgets = factory.for_resource<WidgetSize>(kWidgets, widget_size);
   CHECK(&widgets == &factory.for_resource<WidgetSize>(kWidgets, widget_size));  // shared
   CHECK(static_cast<void*>(&widgets) != static_cast<void*>(&factory.for_resource(kWidgets)));
-  Heard heard;
+  Heard<WidgetSize> heard;
   widgets.add_event_handler("heard", heard.handler());
   factory.start(f.io.get_executor());
 
