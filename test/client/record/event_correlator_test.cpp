@@ -2,6 +2,7 @@
 // distinct messages of one reason are combined, and the spam filter caps Events per object.
 #include <doctest/doctest.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "client/model/time.hpp"
@@ -115,6 +116,11 @@ TEST_CASE("the spam filter allows a burst per object, then one per refill period
     REQUIRE(e);
     CHECK(e->count == 2);
   }
+}
+
+TEST_CASE("a spam filter without a refill period is refused, not divided by") {
+  CHECK_THROWS_AS(EventCorrelator({.spam_refill = 0s}), std::invalid_argument);
+  CHECK_THROWS_AS(EventCorrelator({.spam_refill = -1s}), std::invalid_argument);
 }
 
 TEST_CASE("the caches forget the least recently used entry beyond their size") {
