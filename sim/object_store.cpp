@@ -186,6 +186,7 @@ ObjectPtr Store::create(const ResourceType& type, json::object object, bool dry_
   if (dry_run) return stored;
   ++resource_version_;
   state.objects.insert(stored);
+  owners_.add({&type.stored(), key}, OwnerIndex::owner_uids(object));
   publish(state, {EventType::kAdded, stored, nullptr});
   return stored;
 }
@@ -239,6 +240,7 @@ ObjectPtr Store::rewrite(const ResourceType& type, std::string_view namespace_,
     result = make_stored_object(type, after);
     ++resource_version_;
     state.objects.insert(result);
+    owners_.update({&type.stored(), current->key()}, before, after);
     publish(state, {EventType::kModified, result, current});
   }
   if (written != nullptr) written->emplace(std::move(after));
@@ -252,6 +254,7 @@ ObjectPtr Store::remove_locked(const ResourceType& type, TypeState& state, const
   auto stored = make_stored_object(type, last);
   ++resource_version_;
   state.objects.erase(current->key());
+  owners_.remove({&type.stored(), current->key()}, OwnerIndex::owner_uids(last));
   if (type.group.empty() && type.resource == "namespaces")
     deleted_namespaces_.insert(current->name);
   publish(state, {EventType::kDeleted, stored, current});
@@ -268,6 +271,17 @@ ObjectPtr Store::remove(const ResourceType& type, std::string_view namespace_,
   if (current == nullptr) throw errors::not_found(type, name);
   if (check) check(*current);
   return remove_locked(type, state, current);
+}
+
+std::vector<ObjectPtr> Store::dependents(std::string_view owner_uid) const {
+  std::shared_lock lock(mutex_);
+  std::vector<ObjectPtr> found;
+  for (const auto& [type, key] : owners_.dependents(owner_uid)) {
+    const auto* state = find_state(*type);
+    if (state == nullptr) continue;
+    if (auto object = state->objects.find(key)) found.push_back(std::move(object));
+  }
+  return found;
 }
 
 WatchStart Store::watch(const ResourceType& type, std::string_view namespace_,
@@ -316,6 +330,7 @@ void Store::reassign(const ResourceType& from, const ResourceType& to,
   for (const auto& object : old.objects) moved.objects.insert(rewrap(object));
   moved.compacted = resource_version_;
   moved.last_change = old.last_change;
+  owners_.retype(&from, &to);
 }
 
 void Store::close_all_watchers() {

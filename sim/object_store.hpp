@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "sim/object_index.hpp"
+#include "sim/owner_index.hpp"
 #include "sim/resource_table.hpp"
 #include "sim/stored_object.hpp"
 #include "sim/watcher.hpp"
@@ -103,6 +104,10 @@ class Store {
   ObjectPtr remove(const ResourceType& type, std::string_view namespace_, std::string_view name,
                    const std::function<void(const StoredObject&)>& check = {});
 
+  /// The objects whose metadata.ownerReferences name `owner_uid` (any type, any namespace): the
+  /// garbage collector's graph, kept as objects are written.
+  std::vector<ObjectPtr> dependents(std::string_view owner_uid) const;
+
   /// Subscribes to changes of `type` (in `namespace_`, empty = all). Without `from` the watch
   /// starts with the current state (returned as `initial`); with `from` it queues every event
   /// after that resourceVersion. Throws 410 Expired when `from` is older than the history
@@ -149,6 +154,7 @@ class Store {
   mutable std::shared_mutex mutex_;
   std::uint64_t resource_version_ = 0;
   std::unordered_map<const ResourceType*, TypeState> types_;
+  OwnerIndex owners_;  // keyed by stored types, as types_
   /// Namespaces that existed and were deleted (until made again): nothing may be created in
   /// them, as the NamespaceLifecycle admission plugin refuses content for a missing namespace.
   std::unordered_set<std::string> deleted_namespaces_;

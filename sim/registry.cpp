@@ -358,6 +358,9 @@ ObjectPtr Registry::update(const ResourceType& type, std::string_view namespace_
   if (scale != nullptr) *scale = scale_of(type, *written);
   if (apply::is_definition(type) && subresource.empty() && !context.dry_run)
     settle_definition(updated->name);
+  // A write that removed a deleted object's last finalizer deleted it: the garbage collector
+  // sees it go like any other deletion.
+  if (!context.dry_run && !store_.get(stored, namespace_, name)) cascade(updated);
   return in_version(type, updated);
 }
 
@@ -490,27 +493,36 @@ DeleteResult Registry::remove(const ResourceType& type, std::string_view namespa
 void Registry::for_each_dependent(
     const ObjectPtr& owner,
     const std::function<void(const ResourceType&, const ObjectPtr&)>& visit) {
-  // The garbage collector's graph, walked at once: only the kinds that own objects in a cluster
-  // are followed, and only the kinds they own are scanned.
-  static const std::vector<std::string_view> kOwners = {
-      "deployments", "replicasets", "statefulsets", "daemonsets", "jobs", "cronjobs", "nodes"};
-  static const std::vector<std::string_view> kOwned = {"replicasets", "pods", "jobs", "leases"};
-  if (std::find(kOwners.begin(), kOwners.end(), owner->type->resource) == kOwners.end()) return;
-  for (const auto& type : table_.types()) {
-    if (std::find(kOwned.begin(), kOwned.end(), type.resource) == kOwned.end()) continue;
-    if (!owner->namespace_.empty() && !type.namespaced) continue;
-    const auto candidates = store_.list(type, owner->namespace_);
-    for (const auto& item : candidates->items) {
-      if (item->body.find(owner->uid) == std::string::npos) continue;
-      auto object = item->parse();
-      bool owned = false;
-      if (const auto* refs = object.at("metadata").as_object().if_contains("ownerReferences"))
-        if (refs->is_array())
-          for (const auto& ref : refs->get_array())
-            if (ref.is_object() && string_at(ref.get_object(), "uid") == owner->uid) owned = true;
-      if (owned) visit(type, item);
-    }
+  // The garbage collector follows every kind (GetDeletableResources: whatever can be listed,
+  // watched and deleted, custom resources included). It looks an owner up in its dependent's
+  // namespace, so a namespaced owner's dependents are in its namespace; a cluster-scoped
+  // owner's may be anywhere.
+  for (const auto& item : store_.dependents(owner->uid)) {
+    if (!owner->namespace_.empty() && item->namespace_ != owner->namespace_) continue;
+    visit(*item->type, item);
   }
+}
+
+bool Registry::has_other_owner(const json::object& dependent, std::string_view namespace_,
+                               std::string_view gone_uid) const {
+  // attemptToDeleteItem: an owner is solid when the object its reference names (by apiVersion,
+  // kind and name, in the dependent's namespace unless cluster-scoped) exists with its uid.
+  const auto* refs = dependent.at("metadata").as_object().if_contains("ownerReferences");
+  if (refs == nullptr || !refs->is_array()) return false;
+  for (const auto& value : refs->get_array()) {
+    if (!value.is_object()) continue;
+    const auto& ref = value.get_object();
+    const std::string uid = string_at(ref, "uid");
+    if (uid.empty() || uid == gone_uid) continue;
+    const std::string api_version = string_at(ref, "apiVersion");
+    const auto slash = api_version.find('/');
+    const std::string group = slash == std::string::npos ? "" : api_version.substr(0, slash);
+    const auto* type = table_.find_kind(group, string_at(ref, "kind"));
+    if (type == nullptr) continue;
+    auto found = store_.get(*type, type->namespaced ? namespace_ : "", string_at(ref, "name"));
+    if (found && found->uid == uid) return true;
+  }
+  return false;
 }
 
 DeleteResult Registry::delete_namespace(std::string_view name,
@@ -607,14 +619,38 @@ void read_delete_options(const json::object& body, DeleteOptions& options,
 }
 
 void Registry::cascade(const ObjectPtr& owner) {
-  // Background/Foreground propagation: the garbage collector deletes what the owner owned.
+  // Background/Foreground propagation: the garbage collector deletes what the owner owned,
+  // unless a dependent has another owner that still exists; then it only drops the reference
+  // to the one that went (attemptToDeleteItem's "solid" owners).
   for_each_dependent(owner, [&](const ResourceType& type, const ObjectPtr& item) {
     try {
+      if (has_other_owner(item->parse(), item->namespace_, owner->uid)) {
+        drop_owner_reference(type, item, owner->uid);
+        return;
+      }
       auto gone = store_.remove(type, item->namespace_, item->name);
       cascade(gone);
     } catch (const ApiError&) {
       // Deleted concurrently.
     }
+  });
+}
+
+void Registry::drop_owner_reference(const ResourceType& type, const ObjectPtr& item,
+                                    std::string_view owner_uid) {
+  store_.update(type, item->namespace_, item->name, [&](const StoredObject&, json::object object) {
+    auto& metadata = object_at(object, "metadata");
+    auto* refs = metadata.if_contains("ownerReferences");
+    if (refs == nullptr || !refs->is_array()) return object;
+    auto& list = refs->get_array();
+    list.erase(std::remove_if(list.begin(), list.end(),
+                              [&](const json::value& ref) {
+                                return ref.is_object() &&
+                                       string_at(ref.get_object(), "uid") == owner_uid;
+                              }),
+               list.end());
+    if (list.empty()) metadata.erase("ownerReferences");
+    return object;
   });
 }
 
@@ -624,19 +660,7 @@ void Registry::orphan(const ObjectPtr& owner) {
   // orphanDependents), which then stays.
   for_each_dependent(owner, [&](const ResourceType& type, const ObjectPtr& item) {
     try {
-      store_.update(
-          type, item->namespace_, item->name, [&](const StoredObject&, json::object object) {
-            auto& metadata = object_at(object, "metadata");
-            auto& refs = metadata.at("ownerReferences").as_array();
-            refs.erase(std::remove_if(refs.begin(), refs.end(),
-                                      [&](const json::value& ref) {
-                                        return ref.is_object() &&
-                                               string_at(ref.get_object(), "uid") == owner->uid;
-                                      }),
-                       refs.end());
-            if (refs.empty()) metadata.erase("ownerReferences");
-            return object;
-          });
+      drop_owner_reference(type, item, owner->uid);
     } catch (const ApiError&) {
       // Deleted concurrently.
     }

@@ -137,6 +137,12 @@ class Registry {
                           const std::function<void(const ResourceType&, const ObjectPtr&)>& visit);
   void cascade(const ObjectPtr& owner);
   void orphan(const ObjectPtr& owner);
+  /// Whether `dependent` (parsed) names an owner other than `gone_uid` that still exists.
+  bool has_other_owner(const boost::json::object& dependent, std::string_view namespace_,
+                       std::string_view gone_uid) const;
+  /// Removes the ownerReference to `owner_uid` from `item` (the whole list when it was the last).
+  void drop_owner_reference(const ResourceType& type, const ObjectPtr& item,
+                            std::string_view owner_uid);
   /// DELETE of a namespace: Terminating, content deleted, finalized, gone.
   DeleteResult delete_namespace(std::string_view name,
                                 const std::function<void(const StoredObject&)>& check);

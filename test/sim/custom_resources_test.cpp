@@ -1,7 +1,8 @@
 // kube-sim's custom resources over HTTP, as the apiextensions-apiserver serves them: the
 // definition's defaults and status, one storage across served versions (the None conversion),
 // the status and scale subresources, generation, patches (no strategic merge), paginated lists
-// and watches, discovery, and what a definition's change or deletion does to its objects.
+// and watches, discovery, what a definition's change or deletion does to its objects, and
+// their dependents collected when they go.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -300,4 +301,19 @@ TEST_CASE("discovery lists a definition's versions, newest first, until it is de
   CHECK(call(port, "GET", "/apis", "",
              {{"Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"}})
             .body.find("\"widgets\"") == std::string::npos);
+}
+
+TEST_CASE("a custom resource owns: deleting a Widget deletes the ConfigMap it owns") {
+  rg::sim::Server server;
+  auto port = server.port();
+  REQUIRE(define_widgets(port).status == 201);
+  auto owner = call(port, "POST", kWidgetsV2, widget("example.com/v2", "w", 1)).json();
+  const std::string configmaps = "/api/v1/namespaces/default/configmaps";
+  REQUIRE(call(port, "POST", configmaps,
+               R"({"metadata":{"name":"w-config","ownerReferences":[{"apiVersion":"example.com/v1",
+                   "kind":"Widget","name":"w","uid":")" +
+                   str(owner.at("metadata").at("uid")) + R"(","controller":true}]}})")
+              .status == 201);
+  REQUIRE(call(port, "DELETE", kWidgetsV1 + "/w").status == 200);
+  CHECK(call(port, "GET", configmaps + "/w-config").status == 404);
 }
