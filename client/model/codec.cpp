@@ -33,8 +33,15 @@ void encode_field(const FieldDesc& field, const void* object, boost::json::objec
       if (const auto& s = *static_cast<const std::optional<std::string>*>(member))
         out[field.key] = *s;
       return;
-    case FieldKind::kCompact:
-      if (const auto& s = *static_cast<const CompactString*>(member); !s.empty())
+    case FieldKind::kCompact: {
+      // An Interned<CompactString> hands out the string it holds.
+      const void* text = field.element != nullptr ? field.element(member, 0) : member;
+      if (const auto& s = *static_cast<const CompactString*>(text); !s.empty())
+        out[field.key] = s.view();
+      return;
+    }
+    case FieldKind::kShort:
+      if (const auto& s = *static_cast<const ShortString*>(member); !s.empty())
         out[field.key] = s.view();
       return;
     case FieldKind::kTime:

@@ -19,6 +19,7 @@ std::string_view expected_of(FieldKind kind) {
     case FieldKind::kString:
     case FieldKind::kOptString:
     case FieldKind::kCompact:
+    case FieldKind::kShort:
       return "string";
     case FieldKind::kTime:
     case FieldKind::kOptTime:
@@ -154,7 +155,17 @@ class StructSink final : public ValueSink {
           return true;
         }
         if (field_->kind == FieldKind::kCompact) {
-          static_cast<CompactString*>(slot_)->assign(value);
+          if (field_->intern != nullptr) {
+            auto* scratch = static_cast<CompactString*>(scratch_for(*field_));
+            scratch->assign(value);
+            field_->intern(slot_, scratch);
+          } else {
+            static_cast<CompactString*>(slot_)->assign(value);
+          }
+          return true;
+        }
+        if (field_->kind == FieldKind::kShort) {
+          static_cast<ShortString*>(slot_)->assign(value);
           return true;
         }
         if (field_->kind == FieldKind::kTime || field_->kind == FieldKind::kOptTime) {
