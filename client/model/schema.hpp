@@ -40,7 +40,7 @@ enum class FieldKind : std::uint8_t {
   kStruct,      ///< a struct with its own schema
   kOptStruct,   ///< std::optional or Boxed of such a struct
   kStringMap,   ///< Labels or Interned<Labels> (a JSON object of strings)
-  kStringList,  ///< std::vector<std::string>
+  kStringList,  ///< std::vector<std::string> or Interned of one
   kStructList,  ///< std::vector (or Interned std::vector) of a struct with its own schema
 };
 
@@ -53,7 +53,8 @@ struct FieldDesc {
   const StructDesc& (*child)();    ///< kStruct, kOptStruct, kStructList: the nested schema
   void* (*emplace)(void* member);  ///< kOptStruct, kStructList: makes a new nested object
   /// kOptStruct, kStructList: the i-th nested object (an engaged optional has one), or nullptr;
-  /// kStringMap: the Labels (i = 0); kCompact, when Interned only: the CompactString (i = 0).
+  /// kStringMap: the Labels (i = 0); kCompact and kStringList, when Interned only: the
+  /// CompactString or the std::vector it holds (i = 0).
   const void* (*element)(const void* member, std::size_t i);
   /// Interned members only (null otherwise): the decoder fills a scratch value -- `scratch`
   /// makes it in `holder` on first use and hands it out cleared -- and `intern` stores it.
@@ -143,7 +144,8 @@ constexpr FieldKind kind_of() {
     return FieldKind::kOptBool;
   else if constexpr (std::is_same_v<M, Labels> || std::is_same_v<M, Interned<Labels>>)
     return FieldKind::kStringMap;
-  else if constexpr (std::is_same_v<M, std::vector<std::string>>)
+  else if constexpr (std::is_same_v<M, std::vector<std::string>> ||
+                     std::is_same_v<M, Interned<std::vector<std::string>>>)
     return FieldKind::kStringList;
   else if constexpr (IsOptional<M>::value)
     return FieldKind::kOptStruct;
@@ -194,7 +196,7 @@ const void* vector_element(const void* member, std::size_t i) {
   return i < vector.size() ? &vector[i] : nullptr;
 }
 
-/// A map or string member: the value it holds (itself, or what its Interned holds).
+/// A map, list or string member: the value it holds (itself, or what its Interned holds).
 template <class M>
 const void* held_element(const void* member, std::size_t) {
   const typename HeldType<M>::type& held = *static_cast<const M*>(member);
@@ -235,7 +237,8 @@ constexpr FieldDesc field(std::string_view key, bool required = false) {
     }
   } else if constexpr (kind == FieldKind::kStringMap) {
     desc.element = &held_element<M>;
-  } else if constexpr (kind == FieldKind::kCompact && IsInterned<M>::value) {
+  } else if constexpr ((kind == FieldKind::kCompact || kind == FieldKind::kStringList) &&
+                       IsInterned<M>::value) {
     desc.element = &held_element<M>;
   }
   if constexpr (IsInterned<M>::value) {

@@ -103,8 +103,12 @@ class StructSink final : public ValueSink {
     }
     const FieldDesc& field = *field_;
     if (field.kind == FieldKind::kStringList) {
-      static_cast<std::vector<std::string>*>(slot_)->clear();
-      push(FieldKind::kStringList, &field, nullptr, slot_);
+      if (field.intern != nullptr) {
+        push(FieldKind::kStringList, &field, nullptr, scratch_for(field), slot_);
+      } else {
+        static_cast<std::vector<std::string>*>(slot_)->clear();
+        push(FieldKind::kStringList, &field, nullptr, slot_);
+      }
       return true;
     }
     if (field.kind == FieldKind::kStructList) {
@@ -353,14 +357,14 @@ class StructSink final : public ValueSink {
         static_cast<std::optional<bool>*>(slot_)->reset();
         break;
       case FieldKind::kStringMap:
+      case FieldKind::kStringList:
         if (field_->intern != nullptr) {
           field_->intern(slot_, scratch_for(*field_));
-        } else {
+        } else if (field_->kind == FieldKind::kStringMap) {
           static_cast<Labels*>(slot_)->clear();
+        } else {
+          static_cast<std::vector<std::string>*>(slot_)->clear();
         }
-        break;
-      case FieldKind::kStringList:
-        static_cast<std::vector<std::string>*>(slot_)->clear();
         break;
       default:  // plain strings, numbers, structs and struct lists keep their zero value
         break;

@@ -1,7 +1,10 @@
 // Tests of Interned<T>: equal values are held once, reads see the value, the pool forgets a value
-// with its last holder, decoding interns labels, ownerReferences and generateName (and a null or an
-// error leaves nothing behind), and threads interning and dropping the same values concurrently.
+// with its last holder, decoding interns labels, ownerReferences, generateName and finalizers
+// (and a null or an error leaves nothing behind), and threads interning and dropping the same
+// values concurrently.
 #include <doctest/doctest.h>
+
+#include <boost/json.hpp>
 
 #include <string>
 #include <thread>
@@ -118,6 +121,31 @@ TEST_CASE("pods of one ReplicaSet share their generateName, which reads as a str
   CHECK_THROWS_WITH_AS(decode<Pod>(R"({"metadata":{"name":"p","generateName":5}})"),
                        "decoding Pod: metadata.generateName: expected string, got number",
                        DecodeError);
+}
+
+TEST_CASE("equal finalizers are held once, read like a list and encode back") {
+  const auto pod = [](std::string_view finalizers) {
+    return decode<Pod>(R"({"metadata":{"name":"p","finalizers":)" + std::string(finalizers) + "}}");
+  };
+  const Pod one = pod(R"(["example.com/cleanup","foregroundDeletion"])");
+  const Pod two = pod(R"(["example.com/cleanup","foregroundDeletion"])");
+  const Pod other = pod(R"(["example.com/cleanup"])");
+  CHECK(one.metadata.finalizers.shares(two.metadata.finalizers));
+  CHECK_FALSE(one.metadata.finalizers.shares(other.metadata.finalizers));
+  REQUIRE(one.metadata.finalizers.size() == 2);
+  CHECK(one.metadata.finalizers[1] == "foregroundDeletion");
+  const std::vector<std::string>& list = two.metadata.finalizers;
+  CHECK(list == std::vector<std::string>{"example.com/cleanup", "foregroundDeletion"});
+  CHECK(to_json(one).at("metadata").at("finalizers") ==
+        boost::json::array{"example.com/cleanup", "foregroundDeletion"});
+  CHECK(pod("null").metadata.finalizers.empty());
+  CHECK(pod("[]").metadata.finalizers.empty());
+  CHECK_FALSE(to_json(pod("[]")).at("metadata").as_object().contains("finalizers"));
+  CHECK_THROWS_WITH_AS(pod(R"(["a",1])"),
+                       "decoding Pod: metadata.finalizers[1]: expected string, got number",
+                       DecodeError);
+  // A list decoded after a failure starts empty.
+  CHECK(pod(R"(["b"])").metadata.finalizers.size() == 1);
 }
 
 TEST_CASE("null labels and ownerReferences decode empty, and a failed decode leaves no scratch") {
