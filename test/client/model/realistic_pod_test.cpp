@@ -43,7 +43,7 @@ TEST_CASE("a realistic running pod keeps every kept field") {
 TEST_CASE("a cached pod's conditions and container statuses stay small") {
   CHECK(sizeof(PodCondition) == 48);     // type 16, status/reason/message 8 each, time 8
   CHECK(sizeof(ContainerStatus) <= 88);  // in a 96-byte malloc chunk, running state inline
-  CHECK(sizeof(Pod) <= 328);  // with make_shared's count, a 352-byte malloc chunk
+  CHECK(sizeof(Pod) <= 328);             // with make_shared's count, a 352-byte malloc chunk
   rg::sim::RealisticPodSpec spec;
   spec.ready = false;
   const auto pod = decode<Pod>(boost::json::serialize(rg::sim::realistic_pod(spec)));
