@@ -33,8 +33,15 @@ void encode_field(const FieldDesc& field, const void* object, boost::json::objec
       if (const auto& s = *static_cast<const std::optional<std::string>*>(member))
         out[field.key] = *s;
       return;
-    case FieldKind::kCompact:
-      if (const auto& s = *static_cast<const CompactString*>(member); !s.empty())
+    case FieldKind::kCompact: {
+      // An Interned<CompactString> hands out the string it holds.
+      const void* text = field.element != nullptr ? field.element(member, 0) : member;
+      if (const auto& s = *static_cast<const CompactString*>(text); !s.empty())
+        out[field.key] = s.view();
+      return;
+    }
+    case FieldKind::kShort:
+      if (const auto& s = *static_cast<const ShortString*>(member); !s.empty())
         out[field.key] = s.view();
       return;
     case FieldKind::kTime:
@@ -84,11 +91,14 @@ void encode_field(const FieldDesc& field, const void* object, boost::json::objec
       out[field.key] = std::move(entries);
       return;
     }
-    case FieldKind::kStringList:
-      if (const auto& list = *static_cast<const std::vector<std::string>*>(member); !list.empty()) {
+    case FieldKind::kStringList: {
+      // An Interned list hands out the std::vector it holds.
+      const void* held = field.element != nullptr ? field.element(member, 0) : member;
+      if (const auto& list = *static_cast<const std::vector<std::string>*>(held); !list.empty()) {
         out[field.key] = strings_to_json(list);
       }
       return;
+    }
     case FieldKind::kStructList: {
       boost::json::array elements;
       for (std::size_t i = 0; const void* element = field.element(member, i); ++i) {

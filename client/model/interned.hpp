@@ -5,7 +5,8 @@
 //
 // Read it as the T it holds: `pod.metadata.labels.at("app")`, `for (auto& [k, v] : labels)`,
 // `owners.size()`, `owners[0]`, and wherever a `const T&` is expected (a selector's
-// `matches(const Labels&)`). It is immutable: assign a whole new T to change it.
+// `matches(const Labels&)`); an interned string (a pod's generateName, the same for every pod of
+// a ReplicaSet) reads as a std::string_view. It is immutable: assign a whole new T to change it.
 //
 // The pool is one per value type for the whole process, behind a mutex, so informers decoding on
 // different threads share values; it holds weak references, and a value leaves the pool when the
@@ -115,12 +116,24 @@ class Interned {
   Interned() noexcept = default;
   Interned(const T& value)  // NOLINT(google-explicit-constructor): assigned like the T it holds
       : held_(value.empty() ? nullptr : detail::InternPool<T>::instance().intern(value)) {}
-  Interned(std::initializer_list<typename T::value_type> values) : Interned(T(values)) {}
+  template <class V = T>
+  Interned(std::initializer_list<typename V::value_type> values) : Interned(T(values)) {}
+  /// An interned string is built from any string (`meta.generate_name = "web-"`).
+  template <class S>
+  Interned(const S& text) requires(std::is_convertible_v<const S&, std::string_view> &&
+                                   !std::is_same_v<S, T> &&
+                                   std::is_constructible_v<T, std::string_view>)
+      : Interned(T(std::string_view(text))) {}
 
   const T& get() const noexcept { return held_ ? *held_ : empty_value(); }
   operator const T&() const noexcept { return get(); }  // NOLINT: reads as the T it holds
   const T& operator*() const noexcept { return get(); }
   const T* operator->() const noexcept { return &get(); }
+  /// An interned string reads as a std::string_view.
+  operator std::string_view() const noexcept  // NOLINT(google-explicit-constructor): same
+      requires std::is_convertible_v<const T&, std::string_view> {
+    return get();
+  }
 
   /// True when both hold the same pooled value (or are both empty).
   bool shares(const Interned& other) const noexcept { return held_ == other.held_; }
@@ -157,6 +170,14 @@ class Interned {
     return a.held_ == b.held_ || a.get() == b.get();
   }
   friend bool operator==(const Interned& a, const T& b) { return a.get() == b; }
+  template <class S>
+  friend bool operator==(const Interned& a,
+                         const S& b) requires(std::is_convertible_v<const S&, std::string_view> &&
+                                              !std::is_same_v<S, T> &&
+                                              !std::is_same_v<S, Interned> &&
+                                              std::is_convertible_v<const T&, std::string_view>) {
+    return std::string_view(a.get()) == std::string_view(b);
+  }
 
  private:
   static const T& empty_value() noexcept {

@@ -37,11 +37,13 @@ std::size_t hash_value(const OwnerReference& owner) noexcept;
 /// an unset creationTimestamp is the epoch (WallTime{}).
 /// Strings are CompactStrings (read them as std::string_views, compare them with strings, write
 /// std::string(meta.name) where a std::string is needed): an informer caches one per object.
-/// labels and ownerReferences are Interned: read like the Labels and the std::vector they hold,
-/// and held once for all the objects that have equal ones (every pod of a ReplicaSet).
+/// generateName, labels, ownerReferences and finalizers are Interned: read like the string, the
+/// Labels and the std::vectors they hold, and held once for all the objects that have equal ones
+/// (every pod of a ReplicaSet; finalizers are few distinct lists, and 8 bytes less than a vector
+/// in every object).
 struct ObjectMeta {
   CompactString name;
-  CompactString generate_name;
+  Interned<CompactString> generate_name;  ///< the same for every pod of a ReplicaSet
   CompactString namespace_;
   CompactString uid;
   CompactString resource_version;
@@ -52,7 +54,7 @@ struct ObjectMeta {
   Interned<Labels> labels;
   Labels annotations;
   Interned<std::vector<OwnerReference>> owner_references;
-  std::vector<std::string> finalizers;
+  Interned<std::vector<std::string>> finalizers;
   std::vector<ManagedFieldsEntry> managed_fields;
 };
 

@@ -2,7 +2,8 @@
 // it runs, its phase and conditions, and its containers' readiness and states. Nothing more: an
 // informer caches one per pod of the cluster, so every member costs memory 100k times over
 // (spec.containers, IPs, images and container IDs are left to unstructured objects). Strings are
-// CompactStrings and timestamps WallTimes, so that a cached pod stays small.
+// CompactStrings (ShortStrings in conditions) and timestamps WallTimes, so that a cached pod
+// stays small.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +13,7 @@
 #include "client/model/boxed.hpp"
 #include "client/model/compact_string.hpp"
 #include "client/model/object_meta.hpp"
+#include "client/model/short_string.hpp"
 #include "client/model/time.hpp"
 
 namespace rg::client {
@@ -22,11 +24,13 @@ struct PodSpec {
 
 /// A pod condition: type "Ready", "ContainersReady", "Initialized", "PodScheduled"...;
 /// status "True", "False" or "Unknown". (lastProbeTime is not kept: pods never set it.)
+/// status, reason and message are ShortStrings (48 bytes a condition, not 72): the status fits
+/// inline, and reason and message, empty on a healthy pod, take nothing until set.
 struct PodCondition {
   CompactString type;
-  CompactString status;
-  CompactString reason;
-  CompactString message;
+  ShortString status;
+  ShortString reason;
+  ShortString message;
   WallTime last_transition_time;
 };
 
@@ -48,18 +52,20 @@ struct ContainerStateTerminated {
   WallTime finished_at;
 };
 
-/// At most one member is set on a real pod (boxed: 24 bytes instead of 96).
+/// At most one member is set on a real pod. waiting and terminated are boxed (8 bytes each
+/// instead of 32 and 64); running, the state of nearly every cached container, is kept inline
+/// (16 bytes, no heap block of its own).
 struct ContainerState {
   Boxed<ContainerStateWaiting> waiting;
-  Boxed<ContainerStateRunning> running;
+  std::optional<ContainerStateRunning> running;
   Boxed<ContainerStateTerminated> terminated;
 };
 
 struct ContainerStatus {
   CompactString name;
   bool ready = false;
+  std::optional<bool> started;  // next to ready: the two share a word with restart_count
   std::int32_t restart_count = 0;
-  std::optional<bool> started;
   ContainerState state;
   ContainerState last_state;
 };

@@ -18,6 +18,7 @@
 #include "client/model/compact_string.hpp"
 #include "client/model/interned.hpp"
 #include "client/model/schema_fwd.hpp"
+#include "client/model/short_string.hpp"
 #include "client/model/time.hpp"
 
 namespace rg::client::detail {
@@ -26,7 +27,8 @@ namespace rg::client::detail {
 enum class FieldKind : std::uint8_t {
   kString,      ///< std::string
   kOptString,   ///< std::optional<std::string>
-  kCompact,     ///< CompactString
+  kCompact,     ///< CompactString or Interned<CompactString>
+  kShort,       ///< ShortString
   kTime,        ///< WallTime (metav1.Time: RFC 3339 to the second; the epoch = unset)
   kOptTime,     ///< std::optional<WallTime>
   kInt64,       ///< std::int64_t
@@ -38,7 +40,7 @@ enum class FieldKind : std::uint8_t {
   kStruct,      ///< a struct with its own schema
   kOptStruct,   ///< std::optional or Boxed of such a struct
   kStringMap,   ///< Labels or Interned<Labels> (a JSON object of strings)
-  kStringList,  ///< std::vector<std::string>
+  kStringList,  ///< std::vector<std::string> or Interned of one
   kStructList,  ///< std::vector (or Interned std::vector) of a struct with its own schema
 };
 
@@ -51,7 +53,8 @@ struct FieldDesc {
   const StructDesc& (*child)();    ///< kStruct, kOptStruct, kStructList: the nested schema
   void* (*emplace)(void* member);  ///< kOptStruct, kStructList: makes a new nested object
   /// kOptStruct, kStructList: the i-th nested object (an engaged optional has one), or nullptr;
-  /// kStringMap: the Labels (i = 0).
+  /// kStringMap: the Labels (i = 0); kCompact and kStringList, when Interned only: the
+  /// CompactString or the std::vector it holds (i = 0).
   const void* (*element)(const void* member, std::size_t i);
   /// Interned members only (null otherwise): the decoder fills a scratch value -- `scratch`
   /// makes it in `holder` on first use and hands it out cleared -- and `intern` stores it.
@@ -119,8 +122,10 @@ constexpr FieldKind kind_of() {
     return FieldKind::kString;
   else if constexpr (std::is_same_v<M, std::optional<std::string>>)
     return FieldKind::kOptString;
-  else if constexpr (std::is_same_v<M, CompactString>)
+  else if constexpr (std::is_same_v<M, CompactString> || std::is_same_v<M, Interned<CompactString>>)
     return FieldKind::kCompact;
+  else if constexpr (std::is_same_v<M, ShortString>)
+    return FieldKind::kShort;
   else if constexpr (std::is_same_v<M, WallTime>)
     return FieldKind::kTime;
   else if constexpr (std::is_same_v<M, std::optional<WallTime>>)
@@ -139,7 +144,8 @@ constexpr FieldKind kind_of() {
     return FieldKind::kOptBool;
   else if constexpr (std::is_same_v<M, Labels> || std::is_same_v<M, Interned<Labels>>)
     return FieldKind::kStringMap;
-  else if constexpr (std::is_same_v<M, std::vector<std::string>>)
+  else if constexpr (std::is_same_v<M, std::vector<std::string>> ||
+                     std::is_same_v<M, Interned<std::vector<std::string>>>)
     return FieldKind::kStringList;
   else if constexpr (IsOptional<M>::value)
     return FieldKind::kOptStruct;
@@ -190,10 +196,11 @@ const void* vector_element(const void* member, std::size_t i) {
   return i < vector.size() ? &vector[i] : nullptr;
 }
 
+/// A map, list or string member: the value it holds (itself, or what its Interned holds).
 template <class M>
-const void* map_element(const void* member, std::size_t) {
-  const Labels& map = *static_cast<const M*>(member);
-  return &map;
+const void* held_element(const void* member, std::size_t) {
+  const typename HeldType<M>::type& held = *static_cast<const M*>(member);
+  return &held;
 }
 
 template <class T>
@@ -229,7 +236,10 @@ constexpr FieldDesc field(std::string_view key, bool required = false) {
       desc.element = &vector_element<M, S>;
     }
   } else if constexpr (kind == FieldKind::kStringMap) {
-    desc.element = &map_element<M>;
+    desc.element = &held_element<M>;
+  } else if constexpr ((kind == FieldKind::kCompact || kind == FieldKind::kStringList) &&
+                       IsInterned<M>::value) {
+    desc.element = &held_element<M>;
   }
   if constexpr (IsInterned<M>::value) {
     desc.scratch = &make_scratch<typename M::value_type>;

@@ -19,6 +19,7 @@ std::string_view expected_of(FieldKind kind) {
     case FieldKind::kString:
     case FieldKind::kOptString:
     case FieldKind::kCompact:
+    case FieldKind::kShort:
       return "string";
     case FieldKind::kTime:
     case FieldKind::kOptTime:
@@ -102,8 +103,12 @@ class StructSink final : public ValueSink {
     }
     const FieldDesc& field = *field_;
     if (field.kind == FieldKind::kStringList) {
-      static_cast<std::vector<std::string>*>(slot_)->clear();
-      push(FieldKind::kStringList, &field, nullptr, slot_);
+      if (field.intern != nullptr) {
+        push(FieldKind::kStringList, &field, nullptr, scratch_for(field), slot_);
+      } else {
+        static_cast<std::vector<std::string>*>(slot_)->clear();
+        push(FieldKind::kStringList, &field, nullptr, slot_);
+      }
       return true;
     }
     if (field.kind == FieldKind::kStructList) {
@@ -154,7 +159,17 @@ class StructSink final : public ValueSink {
           return true;
         }
         if (field_->kind == FieldKind::kCompact) {
-          static_cast<CompactString*>(slot_)->assign(value);
+          if (field_->intern != nullptr) {
+            auto* scratch = static_cast<CompactString*>(scratch_for(*field_));
+            scratch->assign(value);
+            field_->intern(slot_, scratch);
+          } else {
+            static_cast<CompactString*>(slot_)->assign(value);
+          }
+          return true;
+        }
+        if (field_->kind == FieldKind::kShort) {
+          static_cast<ShortString*>(slot_)->assign(value);
           return true;
         }
         if (field_->kind == FieldKind::kTime || field_->kind == FieldKind::kOptTime) {
@@ -342,14 +357,14 @@ class StructSink final : public ValueSink {
         static_cast<std::optional<bool>*>(slot_)->reset();
         break;
       case FieldKind::kStringMap:
+      case FieldKind::kStringList:
         if (field_->intern != nullptr) {
           field_->intern(slot_, scratch_for(*field_));
-        } else {
+        } else if (field_->kind == FieldKind::kStringMap) {
           static_cast<Labels*>(slot_)->clear();
+        } else {
+          static_cast<std::vector<std::string>*>(slot_)->clear();
         }
-        break;
-      case FieldKind::kStringList:
-        static_cast<std::vector<std::string>*>(slot_)->clear();
         break;
       default:  // plain strings, numbers, structs and struct lists keep their zero value
         break;

@@ -1,7 +1,10 @@
 // Tests of Interned<T>: equal values are held once, reads see the value, the pool forgets a value
-// with its last holder, decoding interns labels and ownerReferences (and a null or an error
-// leaves nothing behind), and threads interning and dropping the same values concurrently.
+// with its last holder, decoding interns labels, ownerReferences, generateName and finalizers
+// (and a null or an error leaves nothing behind), and threads interning and dropping the same
+// values concurrently.
 #include <doctest/doctest.h>
+
+#include <boost/json.hpp>
 
 #include <string>
 #include <thread>
@@ -91,6 +94,58 @@ TEST_CASE("decoded pods of one ReplicaSet share their labels and ownerReferences
   const auto json = to_json(two);
   CHECK(json.at("metadata").at("labels").at("pod-template-hash") == "5d8f7c9b6");
   CHECK(json.at("metadata").at("ownerReferences").at(0).at("uid") == uid);
+}
+
+TEST_CASE("pods of one ReplicaSet share their generateName, which reads as a string") {
+  const auto pod = [](std::string_view name, std::string_view generate_name) {
+    return decode<Pod>(R"({"metadata":{"name":")" + std::string(name) + R"(","generateName":")" +
+                       std::string(generate_name) + R"("}})");
+  };
+  const Pod one = pod("web-5d8f7c9b6-aaaaa", "web-5d8f7c9b6-");
+  const Pod two = pod("web-5d8f7c9b6-bbbbb", "web-5d8f7c9b6-");
+  const Pod api = pod("api-5d8f7c9b6-ccccc", "api-5d8f7c9b6-");
+  CHECK(one.metadata.generate_name.shares(two.metadata.generate_name));
+  CHECK_FALSE(one.metadata.generate_name.shares(api.metadata.generate_name));
+  CHECK(two.metadata.generate_name == "web-5d8f7c9b6-");
+  CHECK(std::string_view(api.metadata.generate_name) == "api-5d8f7c9b6-");
+  CHECK(std::string(api.metadata.generate_name.get()) == "api-5d8f7c9b6-");
+  CHECK(to_json(two).at("metadata").at("generateName") == "web-5d8f7c9b6-");
+  CHECK_FALSE(to_json(decode<Pod>(R"({"metadata":{"name":"p"}})"))
+                  .at("metadata")
+                  .as_object()
+                  .contains("generateName"));
+  // Written like a string, and interned with the decoded ones.
+  ObjectMeta written;
+  written.generate_name = "web-5d8f7c9b6-";
+  CHECK(written.generate_name.shares(one.metadata.generate_name));
+  CHECK_THROWS_WITH_AS(decode<Pod>(R"({"metadata":{"name":"p","generateName":5}})"),
+                       "decoding Pod: metadata.generateName: expected string, got number",
+                       DecodeError);
+}
+
+TEST_CASE("equal finalizers are held once, read like a list and encode back") {
+  const auto pod = [](std::string_view finalizers) {
+    return decode<Pod>(R"({"metadata":{"name":"p","finalizers":)" + std::string(finalizers) + "}}");
+  };
+  const Pod one = pod(R"(["example.com/cleanup","foregroundDeletion"])");
+  const Pod two = pod(R"(["example.com/cleanup","foregroundDeletion"])");
+  const Pod other = pod(R"(["example.com/cleanup"])");
+  CHECK(one.metadata.finalizers.shares(two.metadata.finalizers));
+  CHECK_FALSE(one.metadata.finalizers.shares(other.metadata.finalizers));
+  REQUIRE(one.metadata.finalizers.size() == 2);
+  CHECK(one.metadata.finalizers[1] == "foregroundDeletion");
+  const std::vector<std::string>& list = two.metadata.finalizers;
+  CHECK(list == std::vector<std::string>{"example.com/cleanup", "foregroundDeletion"});
+  CHECK(to_json(one).at("metadata").at("finalizers") ==
+        boost::json::array{"example.com/cleanup", "foregroundDeletion"});
+  CHECK(pod("null").metadata.finalizers.empty());
+  CHECK(pod("[]").metadata.finalizers.empty());
+  CHECK_FALSE(to_json(pod("[]")).at("metadata").as_object().contains("finalizers"));
+  CHECK_THROWS_WITH_AS(pod(R"(["a",1])"),
+                       "decoding Pod: metadata.finalizers[1]: expected string, got number",
+                       DecodeError);
+  // A list decoded after a failure starts empty.
+  CHECK(pod(R"(["b"])").metadata.finalizers.size() == 1);
 }
 
 TEST_CASE("null labels and ownerReferences decode empty, and a failed decode leaves no scratch") {
