@@ -48,9 +48,17 @@ struct StringEqual {
 };
 template <class V>
 using StringMap = std::unordered_map<std::string, V, StringHash, StringEqual>;
-/// The store: a CompactString key (16 bytes) per cached object.
+/// StringHash for the store. Not noexcept on purpose: libstdc++ then keeps each key's hash in
+/// its node (8 bytes), so a lookup compares only the keys whose hash matches, instead of
+/// hashing its neighbours' keys again to find where its bucket ends -- each a cache miss on a
+/// cold node and on its key's heap block, the Indexer's largest cost per watch event.
+struct StoreKeyHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+/// The store: a CompactString key (16 bytes) and its hash per cached object.
 template <class V>
-using KeyMap = std::unordered_map<client::CompactString, V, StringHash, StringEqual>;
+using KeyMap = std::unordered_map<client::CompactString, V, StoreKeyHash, StringEqual>;
 }  // namespace detail
 
 /// Runs on every object before it is stored; returns the object to store (may be the same).
@@ -97,8 +105,18 @@ class Indexer final : public detail::KnownObjects<T> {
   /// Inserts or replaces the object under its key; returns the stored (transformed) object.
   /// Throws std::invalid_argument for a null object or one without metadata.name; an index
   /// function that throws leaves the store unchanged.
-  ObjectPtr add(ObjectPtr object) { return upsert(std::move(object)); }
-  ObjectPtr update(ObjectPtr object) { return upsert(std::move(object)); }
+  ObjectPtr add(ObjectPtr object) { return upsert(std::move(object)).stored; }
+  ObjectPtr update(ObjectPtr object) { return upsert(std::move(object)).stored; }
+
+  /// What add_or_update found under the key (null if nothing) and what it stored there.
+  struct Upserted {
+    ObjectPtr previous;
+    ObjectPtr stored;
+  };
+  /// add() or update() with one key lookup, returning the object replaced too (what a Get
+  /// before the write would return): the informer's HandleDeltas uses it to tell an add from
+  /// an update. Throws as add() does.
+  Upserted add_or_update(ObjectPtr object) { return upsert(std::move(object)); }
 
   /// Removes the object under `key`; returns it (null if there was none).
   ObjectPtr remove(std::string_view key) {
@@ -272,7 +290,7 @@ class Indexer final : public detail::KnownObjects<T> {
     return object;
   }
 
-  ObjectPtr upsert(ObjectPtr object) {
+  Upserted upsert(ObjectPtr object) {
     object = prepare(std::move(object));
     std::string key = meta_namespace_key(*object);
     std::unique_lock lock(mutex_);
@@ -288,10 +306,11 @@ class Indexer final : public detail::KnownObjects<T> {
       if (it != items_.end()) old_values.push_back(func(*it->second));
     }
 
+    ObjectPtr previous;
     if (it == items_.end()) {
       it = items_.emplace(std::move(key), object).first;
     } else {
-      it->second = object;
+      previous = std::exchange(it->second, object);
     }
     const std::string_view stored_key = it->first;
     std::size_t i = 0;
@@ -313,7 +332,7 @@ class Indexer final : public detail::KnownObjects<T> {
       }
       ++i;
     }
-    return object;
+    return {std::move(previous), std::move(object)};
   }
 
   void unindex(const Indexers<T>& indexers, std::string_view key, const T& object) {

@@ -37,11 +37,11 @@ void process_deltas(Handler& handler, Indexer<T>& store, Deltas<T>&& deltas,
       throw std::invalid_argument(std::string("a ") + std::string(to_string(delta.type)) +
                                   " delta must carry an object (only Deleted may be a tombstone)");
     }
-    if (auto old = store.get_by_key(meta_namespace_key(**object))) {
-      auto stored = store.update(std::move(*object));
-      handler.on_update(old, stored);
+    // One lookup for client-go's Get then Update or Add (only this consumer writes the store).
+    auto [previous, stored] = store.add_or_update(std::move(*object));
+    if (previous) {
+      handler.on_update(previous, stored);
     } else {
-      auto stored = store.add(std::move(*object));
       handler.on_add(stored, is_in_initial_list);
     }
   }

@@ -99,6 +99,22 @@ TEST_CASE("an update moves the key between index values and leaves no empty buck
   CHECK(indexer.index_keys("spec.nodeName", "node-b") == std::vector<std::string>{"ns/p1"});
 }
 
+TEST_CASE("add_or_update returns what it replaced and what it stored, in one write") {
+  Indexer<TestPod> indexer(with_node_index());
+  auto first = indexer.add_or_update(make_pod("ns", "p1", "1", "node-a"));
+  CHECK(first.previous == nullptr);
+  REQUIRE(first.stored != nullptr);
+  CHECK(first.stored->metadata.resource_version == "1");
+
+  auto second = indexer.add_or_update(make_pod("ns", "p1", "2", "node-b"));
+  CHECK(second.previous == first.stored);
+  CHECK(second.stored->metadata.resource_version == "2");
+  CHECK(indexer.get_by_key("ns/p1") == second.stored);
+  CHECK(indexer.size() == 1);
+  CHECK(indexer.index_keys("spec.nodeName", "node-b") == std::vector<std::string>{"ns/p1"});
+  CHECK(indexer.index_size("spec.nodeName", "node-a") == 0);
+}
+
 TEST_CASE("for_each_in_index visits an index value's objects; index_size counts them") {
   Indexer<TestPod> indexer(with_node_index());
   indexer.add(make_pod("ns", "p1", "1", "node-a"));
