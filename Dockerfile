@@ -19,6 +19,7 @@ RUN scripts/setup.sh && rm -rf /var/lib/apt/lists/*
 COPY meson.build meson_options.txt ./
 COPY deps deps
 COPY rate rate
+COPY async async
 COPY client client
 COPY informer informer
 COPY workqueue workqueue

@@ -36,9 +36,9 @@
 #include <utility>
 #include <vector>
 
+#include "async/condition.hpp"
 #include "informer/delta.hpp"
 #include "informer/detail/known_objects.hpp"
-#include "informer/detail/wait_list.hpp"
 #include "informer/indexer.hpp"
 #include "informer/object_key.hpp"
 
@@ -348,8 +348,8 @@ class DeltaFIFO {
   bool populated_ = false;
   std::size_t initial_population_count_ = 0;
   bool closed_ = false;
-  detail::WaitList not_empty_;
-  detail::WaitList not_full_;
+  async::Condition not_empty_;
+  async::Condition not_full_;
 };
 
 }  // namespace rg::informer

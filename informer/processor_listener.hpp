@@ -32,7 +32,7 @@
 #include <utility>
 #include <variant>
 
-#include "informer/detail/wait_list.hpp"
+#include "async/condition.hpp"
 #include "informer/event_handler.hpp"
 
 namespace rg::informer {
@@ -248,8 +248,8 @@ class ProcessorListener {
   std::size_t undelivered_ = 0;
   std::uint64_t delivered_ = 0;
   bool stopped_ = false;
-  detail::WaitList ready_;
-  detail::WaitList room_;
+  async::Condition ready_;
+  async::Condition room_;
 };
 
 }  // namespace rg::informer

@@ -7,8 +7,8 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "async/condition.hpp"
 #include "client/transport/cancellation.hpp"
-#include "informer/detail/wait_list.hpp"
 
 namespace rg::informer {
 
@@ -23,7 +23,7 @@ struct SharedInformerFactory::Running {
     asio::cancellation_signal stop;
   };
   std::mutex mutex;
-  detail::WaitList ended{mutex};
+  async::Condition ended{mutex};
   std::map<const Base*, std::unique_ptr<Started>> started;
   std::size_t active = 0;
 };

@@ -35,8 +35,8 @@ case "$mode" in
     opts+=(-Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false -Doptimization=0 -Dcpp_args=-g1) ;;
   --tsan) builddir=build-tsan
     opts+=(-Db_sanitize=thread -Db_lundef=false -Dbenchmarks=false -Doptimization=0 -Dcpp_args=-g1)
-    targets=(test/workqueue/workqueue_test test/informer/informer_test)
-    suites=(workqueue informer)
+    targets=(test/async/async_test test/workqueue/workqueue_test test/informer/informer_test)
+    suites=(async workqueue informer)
     setup=() ;;  # no kubectl, helm or promtool needed
   --fuzz) builddir=build-fuzz
     # clang: the project's libraries get libFuzzer's coverage and address+undefined sanitizers

@@ -41,10 +41,10 @@
 #include <boost/asio/error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "async/waiter_list.hpp"
 #include "workqueue/clock.hpp"
 #include "workqueue/detail/item_table.hpp"
 #include "workqueue/detail/key_hash.hpp"
-#include "workqueue/detail/waiter_list.hpp"
 #include "workqueue/metrics.hpp"
 
 namespace rg::workqueue {
@@ -197,9 +197,9 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   }
 
  protected:
-  using Getters = detail::WaiterList<Claim>;
+  using Getters = async::WaiterList<Claim>;
   using Getter = typename Getters::Completion;
-  using Drainer = typename detail::WaiterList<>::Completion;
+  using Drainer = typename async::WaiterList<>::Completion;
 
   // A key given straight to a waiting get(); completed after the lock is released.
   struct Handoff {
@@ -356,10 +356,10 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
       getters = getters_.take_all();
       on_shut_down_locked();
       if (processing_ == 0) {
-        drainers.push_back(detail::WaiterList<>::make(std::forward<Handler>(handler)));
+        drainers.push_back(async::WaiterList<>::make(std::forward<Handler>(handler)));
       } else {
         const std::uint64_t id = next_waiter_id_++;
-        auto drainer = detail::WaiterList<>::make(std::forward<Handler>(handler));
+        auto drainer = async::WaiterList<>::make(std::forward<Handler>(handler));
         install_cancellation(drainer.cancellation_slot(), id);
         drainers_.push(id, std::move(drainer));
       }
@@ -416,7 +416,7 @@ class Queue : public std::enable_shared_from_this<Queue<Key, Hash, KeyEqual>> {
   bool drain_ = false;
   std::uint64_t next_waiter_id_ = 1;
   Getters getters_;
-  detail::WaiterList<> drainers_;
+  async::WaiterList<> drainers_;
   Stats stats_;
   MetricsProvider::Registration registration_;
 };

@@ -34,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-#include "informer/detail/wait_list.hpp"
+#include "async/condition.hpp"
 #include "informer/processor_listener.hpp"
 
 namespace rg::informer {
@@ -249,9 +249,9 @@ class SharedProcessor {
   std::optional<boost::asio::any_io_executor> executor_;
   std::size_t running_ = 0;
   bool stopped_ = false;
-  detail::WaitList done_;
+  async::Condition done_;
   std::uint64_t schedule_version_ = 0;
-  detail::WaitList schedule_changed_;
+  async::Condition schedule_changed_;
 };
 
 }  // namespace detail

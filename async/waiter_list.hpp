@@ -1,10 +1,14 @@
-// waiter_list.hpp: coroutines suspended in a queue operation (get, shut_down_with_drain), kept as
-// type-erased Asio completion handlers. A waiter keeps its executor's work count up while it waits
-// (like any pending Asio operation), is completed by posting to its own executor (never inline
-// from the thread that made it ready), and can be cancelled through its cancellation slot.
-// Not synchronised: the owning queue guards it with its own lock.
+// WaiterList: coroutines suspended until their owner completes them, kept as type-erased Asio
+// completion handlers that may carry results (the work queue's get() receives its key through
+// one). A waiter keeps its executor's work count up while it waits (like any pending Asio
+// operation), is completed by posting to its own executor (never inline from the thread that
+// made it ready), and is found again by id, so its owner can cancel it through its coroutine's
+// cancellation slot. Not synchronised: the owner guards it with its own lock.
+// The one waiter list of the project: async::Condition, the work queue and the exec-credential
+// flight all park their coroutines here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <list>
 #include <memory>
@@ -22,14 +26,14 @@
 #include <boost/asio/prefer.hpp>
 #include <boost/system/error_code.hpp>
 
-namespace rg::workqueue::detail {
+namespace rg::async {
 
 template <class... Results>
 class WaiterList {
  public:
   using Handler = boost::asio::any_completion_handler<void(boost::system::error_code, Results...)>;
 
-  // A waiter taken off the list, ready to be completed once the queue's lock is released.
+  // A waiter taken off the list, ready to be completed (best once the owner's lock is released).
   class Completion {
    public:
     Completion(Handler handler, boost::asio::any_io_executor work)
@@ -65,6 +69,9 @@ class WaiterList {
       std::tuple<Results...> results;
 
       void operator()() {
+        // The owner's cancellation hook dies with the wait (use_awaitable clears the slot when
+        // the coroutine resumes; a plain callback's slot would keep it).
+        handler.get_cancellation_slot().clear();
         std::apply([&](auto&&... r) { std::move(handler)(ec, std::forward<decltype(r)>(r)...); },
                    std::move(results));
       }
@@ -88,6 +95,8 @@ class WaiterList {
   }
 
   bool empty() const { return waiters_.empty(); }
+
+  std::size_t size() const { return waiters_.size(); }
 
   Completion pop_front() {
     Completion c = std::move(waiters_.front().completion);
@@ -122,4 +131,4 @@ class WaiterList {
   std::list<Waiter> waiters_;
 };
 
-}  // namespace rg::workqueue::detail
+}  // namespace rg::async
