@@ -5,17 +5,13 @@
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
-#include <boost/asio/associated_executor.hpp>
-#include <boost/asio/async_result.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
 #include <cerrno>
 #include <charconv>
-#include <functional>
 #include <system_error>
 
+#include "async/condition.hpp"
 #include "client/config/base64.hpp"
 #include "client/config/key_pair.hpp"
 #include "client/config/subprocess.hpp"
@@ -127,49 +123,33 @@ ExecCredential::Credentials ExecCredential::parse_output(const std::string& outp
   return credentials;
 }
 
-/// One plugin run that later callers join: they park their completion handlers here and are
-/// resumed, each on its own executor, when the run ends.
+/// One plugin run that later callers join: they wait until it ends, each resumed on its own
+/// executor (and free to be cancelled meanwhile).
 class ExecCredential::Flight {
  public:
   /// Waits for complete(), then returns the credentials or rethrows the run's error.
   boost::asio::awaitable<std::shared_ptr<const Credentials>> wait() {
-    auto initiate = [this](auto handler) {
-      // Resumed through a post to the waiter's own executor, never inline in complete().
-      auto executor = boost::asio::get_associated_executor(handler);
-      auto shared = std::make_shared<decltype(handler)>(std::move(handler));
-      auto resume = [executor, shared] { boost::asio::post(executor, [shared] { (*shared)(); }); };
-      std::unique_lock lock(mutex_);
-      if (done_) {
-        lock.unlock();
-        resume();
-        return;
-      }
-      waiters_.emplace_back(std::move(resume));
-    };
-    co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>&, void()>(
-        initiate, boost::asio::use_awaitable);
+    auto ended = [this] { return done_; };
+    co_await ended_.until(ended);
+    // Written before done_, under the mutex, and never again.
     if (error_) std::rethrow_exception(error_);
     co_return credentials_;
   }
 
   void complete(std::shared_ptr<const Credentials> credentials, std::exception_ptr error) {
-    std::vector<std::function<void()>> waiters;
-    {
-      std::lock_guard lock(mutex_);
-      credentials_ = std::move(credentials);
-      error_ = std::move(error);
-      done_ = true;
-      waiters.swap(waiters_);
-    }
-    for (auto& resume : waiters) resume();
+    std::lock_guard lock(mutex_);
+    credentials_ = std::move(credentials);
+    error_ = std::move(error);
+    done_ = true;
+    ended_.notify_all_locked();
   }
 
  private:
   std::mutex mutex_;
+  async::Condition ended_{mutex_};
   bool done_ = false;
   std::shared_ptr<const Credentials> credentials_;
   std::exception_ptr error_;
-  std::vector<std::function<void()>> waiters_;
 };
 
 boost::asio::awaitable<std::shared_ptr<const ExecCredential::Credentials>>

@@ -1,26 +1,22 @@
-// The connection pool: idle list (most recently used first), slot accounting, FIFO waiters woken
-// through a concurrent channel so a grant made on one thread reaches a waiter on another.
+// The connection pool: idle list (most recently used first), slot accounting, and FIFO waiters
+// (an async::WaiterList) each granted a lease -- a connection or the slot to open one -- on its
+// own executor, so a grant made on one thread reaches a waiter on another.
 #include "client/transport/connection_pool.hpp"
 
-#include <boost/asio/experimental/concurrent_channel.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/error.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <algorithm>
+#include <optional>
 
 namespace rg::client {
 
 namespace asio = boost::asio;
 using boost::system::error_code;
-
-struct ConnectionPool::Waiter {
-  explicit Waiter(const asio::any_io_executor& executor) : wakeup(executor, 1) {}
-  asio::experimental::concurrent_channel<void(error_code)> wakeup;
-  bool granted = false;
-  std::unique_ptr<Connection> connection;  ///< handed over with the grant, may be null
-};
 
 ConnectionLease& ConnectionLease::operator=(ConnectionLease&& other) noexcept {
   if (this != &other) {
@@ -67,53 +63,78 @@ asio::awaitable<ConnectionLease> ConnectionPool::acquire(Deadline deadline,
                                                          const asio::ssl::context* tls) {
   const auto self = shared_from_this();  // alive while this coroutine waits
   const auto executor = co_await asio::this_coro::executor;
-  std::shared_ptr<Waiter> waiter;
   {
     std::lock_guard lock(mutex_);
-    if (auto connection = take_idle_locked(tls)) {
-      co_return ConnectionLease(self, std::move(connection));
-    }
-    if (open_ < max_connections_) {
-      ++open_;
-      co_return ConnectionLease(self, nullptr);
-    }
-    waiter = std::make_shared<Waiter>(executor);
-    waiters_.push_back(waiter);
+    if (std::optional<ConnectionLease> lease = try_lease_locked(tls)) co_return std::move(*lease);
   }
-  // The deadline wakes the waiter through its channel, like a grant would; whichever comes
-  // first fills the channel's one slot.
+  // Parks until release() grants a lease, the deadline passes or the coroutine is cancelled;
+  // whichever comes first takes the waiter off the list and completes it.
   asio::steady_timer timer(executor, deadline);
-  if (deadline != kNoDeadline) {
-    timer.async_wait([weak = std::weak_ptr<Waiter>(waiter)](error_code ec) {
-      if (auto waiting = weak.lock(); waiting && !ec) {
-        waiting->wakeup.try_send(error_code(asio::error::timed_out));
-      }
-    });
-  }
-  error_code ec;
-  co_await waiter->wakeup.async_receive(asio::redirect_error(asio::use_awaitable, ec));
-  timer.cancel();
-  std::unique_lock lock(mutex_);
-  if (!waiter->granted) {
-    std::erase(waiters_, waiter);
-    const auto in_use = open_;
-    lock.unlock();
-    if (ec == asio::error::timed_out) {
-      throw TransportError(
-          TransportErrorKind::kTimeout, ec,
-          "timed out waiting for a free connection (" + std::to_string(in_use) + " in use)");
+  auto initiate = [this, &timer, deadline, tls](auto handler) {
+    auto waiter = Waiters::make(std::move(handler));
+    std::lock_guard lock(mutex_);
+    if (std::optional<ConnectionLease> lease = try_lease_locked(tls)) {  // released meanwhile
+      std::move(waiter).complete({}, std::move(*lease));
+      return;
     }
+    const std::uint64_t id = ++last_waiter_id_;
+    if (auto slot = waiter.cancellation_slot(); slot.is_connected()) {
+      slot.template emplace<CancelWaiter>(
+          CancelWaiter{weak_from_this(), id, asio::error::operation_aborted});
+    }
+    waiters_.push(id, std::move(waiter));
+    if (deadline != kNoDeadline) {
+      timer.async_wait(
+          [cancel = CancelWaiter{weak_from_this(), id, asio::error::timed_out}](error_code ec) {
+            if (!ec) cancel(asio::cancellation_type::terminal);
+          });
+    }
+  };
+  error_code ec;
+  auto token = asio::redirect_error(asio::use_awaitable, ec);
+  ConnectionLease lease =
+      co_await asio::async_initiate<decltype(token), void(error_code, ConnectionLease)>(initiate,
+                                                                                        token);
+  timer.cancel();
+  if (ec == asio::error::timed_out) {
+    std::lock_guard lock(mutex_);
+    throw TransportError(
+        TransportErrorKind::kTimeout, ec,
+        "timed out waiting for a free connection (" + std::to_string(open_) + " in use)");
+  }
+  if (ec) {
     throw TransportError(TransportErrorKind::kCancelled, asio::error::operation_aborted,
                          "cancelled while waiting for a free connection");
   }
   // A connection handed over from an exchange that began before a rotation: the slot is kept,
   // the connection is not.
-  if (waiter->connection && waiter->connection->tls_context() != tls) waiter->connection.reset();
-  co_return ConnectionLease(self, std::move(waiter->connection));
+  if (lease.connection && lease.connection->tls_context() != tls) lease.connection.reset();
+  co_return lease;
+}
+
+std::optional<ConnectionLease> ConnectionPool::try_lease_locked(const asio::ssl::context* tls) {
+  if (auto connection = take_idle_locked(tls)) {
+    return ConnectionLease(shared_from_this(), std::move(connection));
+  }
+  if (open_ < max_connections_) {
+    ++open_;
+    return ConnectionLease(shared_from_this(), nullptr);
+  }
+  return std::nullopt;
+}
+
+void ConnectionPool::CancelWaiter::operator()(asio::cancellation_type type) const {
+  if (type == asio::cancellation_type::none) return;
+  auto pool = this->pool.lock();
+  if (!pool) return;
+  std::unique_lock lock(pool->mutex_);
+  std::optional<Waiters::Completion> waiter = pool->waiters_.remove(id);
+  lock.unlock();
+  if (waiter) std::move(*waiter).complete(reason, ConnectionLease());
 }
 
 void ConnectionPool::release(std::unique_ptr<Connection> connection, bool reusable) {
-  std::shared_ptr<Waiter> next;
+  std::optional<Waiters::Completion> next;
   {
     std::lock_guard lock(mutex_);
     if (connection && reusable) {
@@ -123,17 +144,16 @@ void ConnectionPool::release(std::unique_ptr<Connection> connection, bool reusab
       connection.reset();
     }
     if (!waiters_.empty()) {
-      next = std::move(waiters_.front());
-      waiters_.pop_front();
-      next->granted = true;
-      next->connection = std::move(connection);
+      next = waiters_.pop_front();  // the slot passes to it, with the connection if any
     } else if (connection) {
       idle_.push_back(std::move(connection));
     } else {
       --open_;
     }
   }
-  if (next) next->wakeup.try_send(error_code{});
+  // A lease the waiter never reads (its executor gone) gives the slot back when dropped.
+  if (next)
+    std::move(*next).complete({}, ConnectionLease(shared_from_this(), std::move(connection)));
 }
 
 TransportStats ConnectionPool::stats() const {

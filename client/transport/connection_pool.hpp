@@ -6,14 +6,18 @@
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/cancellation_type.hpp>
+#include <boost/system/error_code.hpp>
 
 #include <chrono>
 #include <cstddef>
-#include <deque>
+#include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
+#include "async/waiter_list.hpp"
 #include "client/transport/connection.hpp"
 #include "client/transport/transport.hpp"
 
@@ -60,17 +64,29 @@ class ConnectionPool : public std::enable_shared_from_this<ConnectionPool> {
 
  private:
   friend class ConnectionLease;
-  struct Waiter;
+  using Waiters = async::WaiterList<ConnectionLease>;
+
+  // Takes a parked acquire() off the list and completes it with `reason` (operation_aborted
+  // from its cancellation slot, timed_out from its deadline), unless a grant came first.
+  struct CancelWaiter {
+    std::weak_ptr<ConnectionPool> pool;
+    std::uint64_t id;
+    boost::system::error_code reason;
+    void operator()(boost::asio::cancellation_type type) const;
+  };
 
   void release(std::unique_ptr<Connection> connection, bool reusable);
   std::unique_ptr<Connection> take_idle_locked(const boost::asio::ssl::context* tls);
+  // An idle connection made with `tls`, else a free slot, else nothing.
+  std::optional<ConnectionLease> try_lease_locked(const boost::asio::ssl::context* tls);
 
   const std::size_t max_connections_;
   const std::chrono::steady_clock::duration idle_timeout_;
   mutable std::mutex mutex_;
   std::size_t open_ = 0;
   std::vector<std::unique_ptr<Connection>> idle_;
-  std::deque<std::shared_ptr<Waiter>> waiters_;
+  Waiters waiters_;
+  std::uint64_t last_waiter_id_ = 0;
 };
 
 }  // namespace rg::client

@@ -1,14 +1,18 @@
 // Tests of ExecCredential with small shell-script plugins written into a temp folder: v1 and
 // v1beta1, caching until expirationTimestamp, invalidate(), KUBERNETES_EXEC_INFO, failures,
 // timeouts, client certificates (both halves, valid PEM, matching key, identity across runs), and
-// that a running plugin does not block the io_context.
+// that a running plugin does not block the io_context; callers share a run, and one waiting for
+// it can be cancelled.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/json.hpp>
+#include <boost/system/system_error.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -300,6 +304,48 @@ echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","s
   std::filesystem::remove(dir / "fail");
   CHECK(run_two_callers(failing) == std::vector<std::string>{"Bearer shared", "Bearer shared"});
   CHECK(failing.runs() == 2);
+}
+
+TEST_CASE("a caller waiting for another's run can be cancelled; the run goes on") {
+  // As above: the plugin blocks until $GO exists. The joiner is cancelled while it waits.
+  TempDir dir;
+  ExecConfig config;
+  config.api_version = kV1;
+  config.timeout = std::chrono::seconds(20);
+  config.command = dir.write("plugin.sh", R"(#!/bin/sh
+while [ ! -e "$GO" ]; do sleep 0.01; done
+echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"shared"}}'
+)",
+                             0755)
+                       .string();
+  config.env = {{"GO", (dir / "go").string()}};
+  ExecCredential credential(config);
+  boost::asio::io_context io;
+  boost::asio::cancellation_signal cancel_joiner;
+  std::string leader, joiner;
+  auto call = [&](std::string& result) -> boost::asio::awaitable<void> {
+    try {
+      result = co_await credential.authorization();
+    } catch (const boost::system::system_error& e) {
+      result = e.code() == boost::asio::error::operation_aborted ? "cancelled" : e.what();
+    }
+  };
+  boost::asio::co_spawn(io, call(leader), boost::asio::detached);
+  boost::asio::co_spawn(
+      io, call(joiner),
+      boost::asio::bind_cancellation_slot(cancel_joiner.slot(), boost::asio::detached));
+  boost::asio::co_spawn(
+      io,
+      [&]() -> boost::asio::awaitable<void> {
+        cancel_joiner.emit(boost::asio::cancellation_type::terminal);  // both are waiting now
+        dir.write("go", "");
+        co_return;
+      },
+      boost::asio::detached);
+  io.run();
+  CHECK(joiner == "cancelled");
+  CHECK(leader == "Bearer shared");
+  CHECK(credential.runs() == 1);
 }
 
 TEST_CASE("exec plugin from a kubeconfig, relative to the kubeconfig's folder") {
