@@ -76,6 +76,23 @@ struct Plugin {
   }
 };
 
+/// A plugin that waits until the file $GO exists (`dir / "go"`), then prints `token`.
+ExecConfig gated_plugin(TempDir& dir, std::string_view token) {
+  ExecConfig config;
+  config.api_version = kV1;
+  config.timeout = std::chrono::seconds(20);
+  config.command = dir.write("plugin.sh",
+                             fmt::format(R"(#!/bin/sh
+while [ ! -e "$GO" ]; do sleep 0.01; done
+echo '{{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{{"token":"{}"}}}}'
+)",
+                                         token),
+                             0755)
+                       .string();
+  config.env = {{"GO", (dir / "go").string()}};
+  return config;
+}
+
 /// The message of the ExecPluginError the plugin's first run gives.
 std::string failure_of(const std::string& script, ExecConfig config = {}) {
   TempDir dir;
@@ -218,17 +235,7 @@ TEST_CASE("a running plugin does not block the io_context") {
   // if running the plugin blocked the thread, that coroutine could never run and the plugin
   // would hit its timeout instead of returning a token.
   TempDir dir;
-  ExecConfig config;
-  config.api_version = kV1;
-  config.timeout = std::chrono::seconds(20);
-  config.command = dir.write("plugin.sh", R"(#!/bin/sh
-while [ ! -e "$GO" ]; do sleep 0.01; done
-echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"after-go"}}'
-)",
-                             0755)
-                       .string();
-  config.env = {{"GO", (dir / "go").string()}};
-  ExecCredential credential(config);
+  ExecCredential credential(gated_plugin(dir, "after-go"));
 
   boost::asio::io_context io;
   std::string header;
@@ -309,17 +316,7 @@ echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","s
 TEST_CASE("a caller waiting for another's run can be cancelled; the run goes on") {
   // As above: the plugin blocks until $GO exists. The joiner is cancelled while it waits.
   TempDir dir;
-  ExecConfig config;
-  config.api_version = kV1;
-  config.timeout = std::chrono::seconds(20);
-  config.command = dir.write("plugin.sh", R"(#!/bin/sh
-while [ ! -e "$GO" ]; do sleep 0.01; done
-echo '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":{"token":"shared"}}'
-)",
-                             0755)
-                       .string();
-  config.env = {{"GO", (dir / "go").string()}};
-  ExecCredential credential(config);
+  ExecCredential credential(gated_plugin(dir, "shared"));
   boost::asio::io_context io;
   boost::asio::cancellation_signal cancel_joiner;
   std::string leader, joiner;
