@@ -47,6 +47,23 @@ def deployment_manifest(name, replicas, annotations):
     })
 
 
+def widget_crd(schema, status_subresource=False):
+    """The examples' CustomResourceDefinition, widgets.example.com (v1, Namespaced, kind Widget),
+    as kubectl-applyable JSON; `schema` is its openAPIV3Schema."""
+    version = {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}
+    if status_subresource:
+        version["subresources"] = {"status": {}}
+    return json.dumps({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+                 "names": {"plural": "widgets", "singular": "widget", "kind": "Widget",
+                           "listKind": "WidgetList"},
+                 "versions": [version]},
+    })
+
+
 def wait_for(what, check, timeout, interval=0.1):
     """Polls check() until it is true; raises naming `what` after `timeout` seconds."""
     deadline = time.monotonic() + timeout

@@ -11,23 +11,11 @@ import sys
 import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, skip_without_kubectl, stop  # noqa: E402
+from kube_sim_session import Checks, KubeSim, skip_without_kubectl, stop, widget_crd  # noqa: E402
 
 TIMEOUT = 60  # seconds, generous: every wait ends as soon as its condition holds
 
-CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com",
-        "scope": "Namespaced",
-        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-        "versions": [{"name": "v1", "served": True, "storage": True,
-                      "schema": {"openAPIV3Schema": {"type": "object",
-                                                     "x-kubernetes-preserve-unknown-fields": True}}}],
-    },
-}
+CRD = widget_crd({"type": "object", "x-kubernetes-preserve-unknown-fields": True})
 
 
 def widget(name, size):
@@ -68,7 +56,7 @@ def main(build_dir):
         out = Lines(example.stdout)
         checks.eventually("it waits while the kind is not served",
                           lambda: out.has("waiting for kind Widget"), TIMEOUT)
-        sim.run("apply", "-f", "-", stdin=json.dumps(CRD))
+        sim.run("apply", "-f", "-", stdin=CRD)
         checks.eventually("it informs the kind once its CRD is applied",
                           lambda: out.has("watching widgets.example.com v1"), TIMEOUT)
         sim.run("apply", "-f", "-", stdin=json.dumps(widget("w1", 1)))

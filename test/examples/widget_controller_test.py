@@ -12,28 +12,13 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-from kube_sim_session import Checks, KubeSim, condition, skip_without_kubectl, stop  # noqa: E402
+from kube_sim_session import Checks, KubeSim, condition, skip_without_kubectl, stop, widget_crd  # noqa: E402
 
 TIMEOUT = 60  # seconds, generous: every wait ends as soon as its condition holds
 
-CRD = {
-    "apiVersion": "apiextensions.k8s.io/v1",
-    "kind": "CustomResourceDefinition",
-    "metadata": {"name": "widgets.example.com"},
-    "spec": {
-        "group": "example.com",
-        "scope": "Namespaced",
-        "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
-        "versions": [{
-            "name": "v1", "served": True, "storage": True,
-            "subresources": {"status": {}},
-            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
-                "spec": {"type": "object", "properties": {"color": {"type": "string"},
-                                                          "size": {"type": "integer"}}},
-                "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}},
-        }],
-    },
-}
+CRD = widget_crd({"type": "object", "properties": {
+    "spec": {"type": "object", "properties": {"color": {"type": "string"}, "size": {"type": "integer"}}},
+    "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}, status_subresource=True)
 
 
 def widget(name, color, size):
@@ -46,7 +31,7 @@ def widget(name, color, size):
 def main(build_dir):
     checks = Checks("widget-controller")
     with KubeSim(build_dir) as sim:
-        sim.run("apply", "-f", "-", stdin=json.dumps(CRD))
+        sim.run("apply", "-f", "-", stdin=CRD)
         log = open(os.path.join(sim.work, "widget_controller.log"), "w")
         controller = subprocess.Popen(
             [os.path.join(build_dir, "examples/widget_controller"), "--kubeconfig", sim.kubeconfig,
