@@ -6,10 +6,9 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
-#include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
+#include "workqueue/detail/failure_counts.hpp"
 #include "workqueue/detail/key_hash.hpp"
 #include "workqueue/rate_limiter.hpp"
 
@@ -28,33 +27,21 @@ class ItemExponentialFailureRateLimiter final : public RateLimiter<Key> {
   }
 
   Duration when(const Key& key) override {
-    int exp = 0;
-    {
-      std::lock_guard lock(mu_);
-      exp = failures_[key]++;
-    }
+    const int exp = failures_.add(key);
     // Computed in floating point so that large exponents saturate instead of overflowing.
     const double backoff = static_cast<double>(base_delay_.count()) * std::pow(2.0, exp);
     if (backoff >= static_cast<double>(max_delay_.count())) return max_delay_;
     return Duration(static_cast<Duration::rep>(backoff));
   }
 
-  void forget(const Key& key) override {
-    std::lock_guard lock(mu_);
-    failures_.erase(key);
-  }
+  void forget(const Key& key) override { failures_.forget(key); }
 
-  int num_requeues(const Key& key) override {
-    std::lock_guard lock(mu_);
-    auto it = failures_.find(key);
-    return it == failures_.end() ? 0 : it->second;
-  }
+  int num_requeues(const Key& key) override { return failures_.get(key); }
 
  private:
   const Duration base_delay_;
   const Duration max_delay_;
-  std::mutex mu_;
-  std::unordered_map<Key, int, Hash, KeyEqual> failures_;
+  detail::FailureCounts<Key, Hash, KeyEqual> failures_;
 };
 
 }  // namespace rg::workqueue

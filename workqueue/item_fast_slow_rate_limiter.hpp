@@ -4,10 +4,9 @@
 #pragma once
 
 #include <functional>
-#include <mutex>
 #include <stdexcept>
-#include <unordered_map>
 
+#include "workqueue/detail/failure_counts.hpp"
 #include "workqueue/detail/key_hash.hpp"
 #include "workqueue/rate_limiter.hpp"
 
@@ -25,28 +24,19 @@ class ItemFastSlowRateLimiter final : public RateLimiter<Key> {
   }
 
   Duration when(const Key& key) override {
-    std::lock_guard lock(mu_);
-    const int attempts = ++failures_[key];
+    const int attempts = failures_.add(key) + 1;
     return attempts <= max_fast_attempts_ ? fast_delay_ : slow_delay_;
   }
 
-  void forget(const Key& key) override {
-    std::lock_guard lock(mu_);
-    failures_.erase(key);
-  }
+  void forget(const Key& key) override { failures_.forget(key); }
 
-  int num_requeues(const Key& key) override {
-    std::lock_guard lock(mu_);
-    auto it = failures_.find(key);
-    return it == failures_.end() ? 0 : it->second;
-  }
+  int num_requeues(const Key& key) override { return failures_.get(key); }
 
  private:
   const Duration fast_delay_;
   const Duration slow_delay_;
   const int max_fast_attempts_;
-  std::mutex mu_;
-  std::unordered_map<Key, int, Hash, KeyEqual> failures_;
+  detail::FailureCounts<Key, Hash, KeyEqual> failures_;
 };
 
 }  // namespace rg::workqueue
