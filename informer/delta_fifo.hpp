@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -57,6 +58,11 @@ class DeltaFIFO {
     const detail::KnownObjects<T>* known_objects = nullptr;
     /// Replaced deltas for relists (client-go's EmitDeltaTypeReplaced); false queues Sync.
     bool emit_delta_type_replaced = true;
+    /// Told, with the FIFO locked, the number of distinct keys each replace() queued, before any
+    /// of them is popped: the cache they are popped into can make room for a whole list at once
+    /// instead of growing by rehashing key by key (the informer reserves its Indexer). May be
+    /// empty.
+    std::function<void(std::size_t listed_keys)> size_hint = {};
   };
 
   explicit DeltaFIFO(Options options) : options_(options), not_empty_(mutex_), not_full_(mutex_) {
@@ -297,6 +303,7 @@ class DeltaFIFO {
     std::unordered_set<std::string_view, detail::StringHash, detail::StringEqual> listed;
     if (may_vanish) listed.reserve(keyed.size());
     const std::size_t queued_before = items_.size();
+    items_.reserve(queued_before + keyed.size());  // one table for the whole list, no rehashes
     for (auto& [key, object] : keyed) {
       const std::string_view stored = queue_action_locked(type, std::move(object), std::move(key));
       if (may_vanish) listed.insert(stored);
@@ -304,6 +311,7 @@ class DeltaFIFO {
 
     // Distinct listed keys (a list may name a key twice).
     const std::size_t listed_count = may_vanish ? listed.size() : items_.size() - queued_before;
+    if (options_.size_hint) options_.size_hint(listed_count);
     std::size_t queued_deletions = 0;
     std::vector<std::pair<std::string, ObjectPtr>> vanished;
     if (may_vanish) {
@@ -342,8 +350,8 @@ class DeltaFIFO {
 
   Options options_;
   mutable std::mutex mutex_;
-  detail::StringMap<Deltas<T>> items_;
-  std::deque<std::string_view> queue_;  // views of the keys of items_ (its nodes stay put)
+  detail::HashedStringMap<Deltas<T>> items_;  // keeps each key's hash: one lookup per pop
+  std::deque<std::string_view> queue_;        // views of the keys of items_ (its nodes stay put)
   std::size_t delta_count_ = 0;
   bool populated_ = false;
   std::size_t initial_population_count_ = 0;

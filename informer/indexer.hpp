@@ -6,8 +6,10 @@
 // "handler edited the cached object" bug. Copy the object to change it.
 //
 // Readers take a shared lock; writers an exclusive one. Index maintenance on add/update/remove
-// touches only the index values of the changed object. An index refers to objects by views of
-// their keys in the store (node-stable), so each key is held once however many indexes there are.
+// touches only the index values of the changed object. An index refers to objects by the address
+// of their entry in the store (node-stable), so each key is held once however many indexes there
+// are, an index set hashes and compares addresses (never a key's bytes, also when it rehashes),
+// and a reader goes from an index straight to the object.
 // Every write runs the transform hook first (e.g. to drop metadata.managedFields from unstructured
 // objects); typed projections need none.
 #pragma once
@@ -16,7 +18,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <shared_mutex>
 #include <stdexcept>
 #include <string>
@@ -59,6 +60,10 @@ struct StoreKeyHash {
 /// The store: a CompactString key (16 bytes) and its hash per cached object.
 template <class V>
 using KeyMap = std::unordered_map<client::CompactString, V, StoreKeyHash, StringEqual>;
+/// A std::string-keyed map that keeps each key's hash (see StoreKeyHash): the DeltaFIFO's
+/// items, looked up once per pop among up to a whole list's keys.
+template <class V>
+using HashedStringMap = std::unordered_map<std::string, V, StoreKeyHash, StringEqual>;
 }  // namespace detail
 
 /// Runs on every object before it is stored; returns the object to store (may be the same).
@@ -93,8 +98,8 @@ class Indexer final : public detail::KnownObjects<T> {
     detail::StringMap<Index> built;
     for (auto& [name, func] : more) {
       Index& index = built[name];
-      for (const auto& [key, object] : items_) {
-        for (auto& value : func(*object)) index[value].insert(key);
+      for (const Entry& entry : items_) {
+        for (auto& value : func(*entry.second)) index[value].insert(&entry);
       }
     }
     for (auto& [name, func] : more) merged.emplace(name, std::move(func));
@@ -118,13 +123,23 @@ class Indexer final : public detail::KnownObjects<T> {
   /// an update. Throws as add() does.
   Upserted add_or_update(ObjectPtr object) { return upsert(std::move(object)); }
 
+  /// Makes room for `objects` cached objects at once (a list about to be stored key by key, as
+  /// the informer's DeltaFIFO announces), so the store does not grow by rehashing on the way
+  /// (Go's make(map, n)). Never shrinks it.
+  void reserve(std::size_t objects) {
+    std::unique_lock lock(mutex_);
+    if (static_cast<float>(objects) >
+        static_cast<float>(items_.bucket_count()) * items_.max_load_factor())
+      items_.reserve(objects);
+  }
+
   /// Removes the object under `key`; returns it (null if there was none).
   ObjectPtr remove(std::string_view key) {
     std::unique_lock lock(mutex_);
     auto it = items_.find(key);
     if (it == items_.end()) return nullptr;
     ObjectPtr old = std::move(it->second);
-    unindex(*indexers_, it->first, *old);  // before the key its views point at goes
+    unindex(*indexers_, &*it, *old);  // before the entry the indexes point at goes
     items_.erase(it);
     return old;
   }
@@ -206,7 +221,7 @@ class Indexer final : public detail::KnownObjects<T> {
     const Index& index = index_named(index_name);
     if (auto it = index.find(value); it != index.end()) {
       out.reserve(it->second.size());
-      for (const auto key : sorted(it->second)) out.push_back(items_.find(key)->second);
+      for (const Entry* entry : sorted(it->second)) out.push_back(entry->second);
     }
     return out;
   }
@@ -220,7 +235,7 @@ class Indexer final : public detail::KnownObjects<T> {
     std::shared_lock lock(mutex_);
     const Index& index = index_named(index_name);
     if (auto it = index.find(value); it != index.end()) {
-      for (const auto key : it->second) visit(*items_.find(key)->second);
+      for (const Entry* entry : it->second) visit(*entry->second);
     }
   }
 
@@ -239,22 +254,26 @@ class Indexer final : public detail::KnownObjects<T> {
     const Index& index = index_named(index_name);
     auto it = index.find(value);
     if (it == index.end()) return {};
-    const std::vector<std::string_view> keys = sorted(it->second);
-    return {keys.begin(), keys.end()};
+    std::vector<std::string> keys;
+    keys.reserve(it->second.size());
+    for (const Entry* entry : sorted(it->second)) keys.emplace_back(entry->first.view());
+    return keys;
   }
 
   /// Objects that share at least one `index_name` value with `object` (client-go's Index).
   std::vector<ObjectPtr> index(std::string_view index_name, const T& object) const {
     std::shared_lock lock(mutex_);
     const Index& index = index_named(index_name);
-    std::set<std::string_view> keys;
+    std::vector<const Entry*> entries;
     for (const auto& value : indexers_->find(index_name)->second(object)) {
       if (auto it = index.find(value); it != index.end())
-        keys.insert(it->second.begin(), it->second.end());
+        entries.insert(entries.end(), it->second.begin(), it->second.end());
     }
+    sort_by_key(entries);
+    entries.erase(std::unique(entries.begin(), entries.end()), entries.end());
     std::vector<ObjectPtr> out;
-    out.reserve(keys.size());
-    for (auto key : keys) out.push_back(items_.find(key)->second);
+    out.reserve(entries.size());
+    for (const Entry* entry : entries) out.push_back(entry->second);
     return out;
   }
 
@@ -270,14 +289,22 @@ class Indexer final : public detail::KnownObjects<T> {
   }
 
  private:
-  // index value -> views of the keys of items_ (moving items_ keeps its nodes, so views survive).
-  // Hash sets (32 bytes a key, where a std::set node takes 64): readers sort what they return.
-  using KeySet = std::unordered_set<std::string_view, detail::StringHash, detail::StringEqual>;
+  // A cached object's entry in items_: its key and the object.
+  using Entry = typename detail::KeyMap<ObjectPtr>::value_type;
+  // index value -> the entries of items_ it holds, by address (moving items_ keeps its nodes, so
+  // the addresses survive). Hash sets of pointers (32 bytes an entry, where a std::set node takes
+  // 64; hashing an address reads no key): readers sort what they return by key.
+  using KeySet = std::unordered_set<const Entry*>;
   using Index = detail::StringMap<KeySet>;
 
-  static std::vector<std::string_view> sorted(const KeySet& keys) {
-    std::vector<std::string_view> out(keys.begin(), keys.end());
-    std::sort(out.begin(), out.end());
+  static void sort_by_key(std::vector<const Entry*>& entries) {
+    std::sort(entries.begin(), entries.end(),
+              [](const Entry* a, const Entry* b) { return a->first.view() < b->first.view(); });
+  }
+
+  static std::vector<const Entry*> sorted(const KeySet& keys) {
+    std::vector<const Entry*> out(keys.begin(), keys.end());
+    sort_by_key(out);
     return out;
   }
 
@@ -292,15 +319,17 @@ class Indexer final : public detail::KnownObjects<T> {
 
   Upserted upsert(ObjectPtr object) {
     object = prepare(std::move(object));
-    std::string key = meta_namespace_key(*object);
     std::unique_lock lock(mutex_);
+    std::string& key = key_scratch_;  // reused: no allocation per write
+    assign_meta_namespace_key(key, *object);
     const Indexers<T>& indexers = *indexers_;
     // Compute every index value, new and old, before touching anything, so a throwing index
     // function leaves the store as it was.
     auto it = items_.find(key);
-    std::vector<std::vector<std::string>> new_values;
-    std::vector<std::vector<std::string>> old_values;
-    new_values.reserve(indexers.size());
+    std::vector<std::vector<std::string>>& new_values = new_values_scratch_;
+    std::vector<std::vector<std::string>>& old_values = old_values_scratch_;
+    new_values.clear();
+    old_values.clear();
     for (const auto& [name, func] : indexers) {
       new_values.push_back(func(*object));
       if (it != items_.end()) old_values.push_back(func(*it->second));
@@ -308,11 +337,11 @@ class Indexer final : public detail::KnownObjects<T> {
 
     ObjectPtr previous;
     if (it == items_.end()) {
-      it = items_.emplace(std::move(key), object).first;
+      it = items_.emplace(std::string_view(key), object).first;
     } else {
       previous = std::exchange(it->second, object);
     }
-    const std::string_view stored_key = it->first;
+    const Entry* const stored = &*it;
     std::size_t i = 0;
     for (const auto& [name, func] : indexers) {
       Index& index = indices_.find(name)->second;
@@ -323,29 +352,29 @@ class Indexer final : public detail::KnownObjects<T> {
       };
       if (stale != nullptr) {
         for (const auto& value : *stale) {
-          if (!contains(fresh, value)) erase_from(index, value, stored_key);
+          if (!contains(fresh, value)) erase_from(index, value, stored);
         }
       }
       // An update mostly keeps its index values (namespace, node): those entries are in place.
       for (const auto& value : fresh) {
-        if (stale == nullptr || !contains(*stale, value)) index[value].insert(stored_key);
+        if (stale == nullptr || !contains(*stale, value)) index[value].insert(stored);
       }
       ++i;
     }
     return {std::move(previous), std::move(object)};
   }
 
-  void unindex(const Indexers<T>& indexers, std::string_view key, const T& object) {
+  void unindex(const Indexers<T>& indexers, const Entry* entry, const T& object) {
     for (const auto& [name, func] : indexers) {
       Index& index = indices_.find(name)->second;
-      for (const auto& value : func(object)) erase_from(index, value, key);
+      for (const auto& value : func(object)) erase_from(index, value, entry);
     }
   }
 
-  static void erase_from(Index& index, const std::string& value, std::string_view key) {
+  static void erase_from(Index& index, const std::string& value, const Entry* entry) {
     auto it = index.find(value);
     if (it == index.end()) return;
-    it->second.erase(key);
+    it->second.erase(entry);
     if (it->second.empty()) index.erase(it);  // no empty buckets left behind
   }
 
@@ -354,8 +383,8 @@ class Indexer final : public detail::KnownObjects<T> {
     detail::StringMap<Index> indices;
     for (const auto& [name, func] : indexers) {
       Index& index = indices[name];
-      for (const auto& [key, object] : items) {
-        for (auto& value : func(*object)) index[std::move(value)].insert(key);
+      for (const Entry& entry : items) {
+        for (auto& value : func(*entry.second)) index[std::move(value)].insert(&entry);
       }
     }
     return indices;
@@ -379,6 +408,10 @@ class Indexer final : public detail::KnownObjects<T> {
   detail::KeyMap<ObjectPtr> items_;
   detail::StringMap<Index> indices_;
   std::string resource_version_;
+  // upsert()'s working memory, kept between writes (guarded by mutex_ like the rest).
+  std::string key_scratch_;
+  std::vector<std::vector<std::string>> new_values_scratch_;
+  std::vector<std::vector<std::string>> old_values_scratch_;
 };
 
 }  // namespace rg::informer

@@ -10,12 +10,22 @@ std::string meta_namespace_key(const client::ObjectMeta& meta) {
 }
 
 std::string meta_namespace_key(std::string_view namespace_name, std::string_view name) {
+  std::string key;
+  key.reserve(namespace_name.size() + 1 + name.size());
+  assign_meta_namespace_key(key, namespace_name, name);
+  return key;
+}
+
+void assign_meta_namespace_key(std::string& key, std::string_view namespace_name,
+                               std::string_view name) {
   if (name.empty()) {
     throw std::invalid_argument(
         "object has no metadata.name (namespace '" + std::string(namespace_name) +
         "'); only named objects can be cached: set metadata.name before storing it");
   }
-  return namespace_key(namespace_name, name);
+  key.clear();
+  if (!namespace_name.empty()) key.append(namespace_name).append(1, '/');
+  key.append(name);
 }
 
 std::string namespace_key(std::string_view namespace_name, std::string_view name) {

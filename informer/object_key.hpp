@@ -31,6 +31,16 @@ std::string meta_namespace_key(const T& object) {
   return meta_namespace_key(meta::namespace_(object), meta::name(object));
 }
 
+/// meta_namespace_key written over `key`, whose capacity is reused (a lookup key built once per
+/// store write without allocating). Throws as meta_namespace_key does, leaving `key` unchanged.
+void assign_meta_namespace_key(std::string& key, std::string_view namespace_name,
+                               std::string_view name);
+
+template <KubeObject T>
+void assign_meta_namespace_key(std::string& key, const T& object) {
+  assign_meta_namespace_key(key, meta::namespace_(object), meta::name(object));
+}
+
 /// Splits a key made by meta_namespace_key. Throws std::invalid_argument for a key with more
 /// than one '/', an empty name or an empty namespace before the '/'.
 ObjectName split_meta_namespace_key(std::string_view key);

@@ -59,8 +59,10 @@ class SharedIndexInformer {
       : name_(options.name),
         default_resync_period_(options.default_resync_period),
         indexer_(std::move(options.indexers), std::move(options.transform)),
-        fifo_(typename DeltaFIFO<T>::Options{.capacity = options.fifo_capacity,
-                                             .known_objects = &indexer_}),
+        fifo_(typename DeltaFIFO<T>::Options{
+            .capacity = options.fifo_capacity,
+            .known_objects = &indexer_,
+            .size_hint = [this](std::size_t listed_keys) { indexer_.reserve(listed_keys); }}),
         processor_([this] { return fifo_.has_synced(); }),
         deltas_(indexer_, processor_),
         reflector_(client, fifo_,

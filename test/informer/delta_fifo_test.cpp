@@ -129,6 +129,32 @@ TEST_CASE("replace queues Replaced deltas and tombstones for vanished keys") {
   CHECK(key_of<TestPod>(cached[0].object) == "ns/cached-gone");
 }
 
+TEST_CASE("replace tells size_hint the list's distinct keys before any is popped") {
+  asio::io_context io;
+  Indexer<TestPod> known;
+  known.add(make_pod("ns", "cached-gone", "4"));
+  std::vector<std::size_t> hints;
+  const auto hint = [&](std::size_t keys) { hints.push_back(keys); };
+  DeltaFIFO<TestPod> fifo({.known_objects = &known, .size_hint = hint});
+  run_coro(io, fifo.add(make_pod("ns", "queued", "5")));
+  CHECK(hints.empty());  // only replace() hints
+
+  // Three items, two distinct keys (a list may name a key twice); the vanished cached key and
+  // the queued one it lacks get tombstones, which the cache will not hold: not counted.
+  run_coro(
+      io, fifo.replace(
+              {make_pod("ns", "a", "6"), make_pod("ns", "b", "6"), make_pod("ns", "a", "7")}, "7"));
+  CHECK(hints == std::vector<std::size_t>{2});
+  CHECK(fifo.size() == 4);  // a, b, and the tombstones of queued and cached-gone
+
+  DeltaFIFO<TestPod> initial({.size_hint = hint});
+  run_coro(io, initial.replace({make_pod("ns", "x", "1"), make_pod("ns", "y", "1"),
+                                make_pod("ns", "z", "1"), make_pod("ns", "x", "2")},
+                               "2"));
+  CHECK(hints == std::vector<std::size_t>{2, 3});
+  CHECK(initial.size() == 3);
+}
+
 TEST_CASE("replace without Replaced emits Sync deltas (client-go's old behaviour)") {
   asio::io_context io;
   DeltaFIFO<TestPod> fifo({.emit_delta_type_replaced = false});

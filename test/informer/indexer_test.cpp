@@ -186,6 +186,38 @@ TEST_CASE("index returns the objects sharing an index value with a given object"
   CHECK(names(indexer.index("spec.nodeName", probe)) == std::vector<std::string>{"p1", "p2"});
 }
 
+TEST_CASE("index returns an object once, ordered by key, however many values it shares") {
+  auto indexers = default_indexers<TestPod>();
+  // Two values per pod: its node and its namespace.
+  indexers.emplace("where", [](const TestPod& p) {
+    return std::vector<std::string>{std::string(p.node_name), std::string(p.metadata.namespace_)};
+  });
+  Indexer<TestPod> indexer(std::move(indexers));
+  indexer.add(make_pod("ns", "p2", "1", "node-a"));
+  indexer.add(make_pod("other", "p1", "1", "node-a"));
+  indexer.add(make_pod("ns", "p3", "1", "node-b"));
+  indexer.add(make_pod("other", "p4", "1", "node-c"));
+  TestPod probe = *make_pod("ns", "probe", "1", "node-a");
+  // ns/p2 matches both values, once; keys sorted: ns/p2, ns/p3, other/p1.
+  CHECK(names(indexer.index("where", probe)) == std::vector<std::string>{"p2", "p3", "p1"});
+}
+
+TEST_CASE("after replace and reserve, writes keep every index in step") {
+  Indexer<TestPod> indexer(with_node_index());
+  indexer.replace({make_pod("ns", "a", "1", "node-a"), make_pod("ns", "b", "1", "node-a")}, "1");
+  indexer.reserve(1000);  // grows the store's table: the indexes must still find the entries
+  indexer.add(make_pod("ns", "c", "2", "node-b"));
+  indexer.update(make_pod("ns", "a", "3", "node-b"));
+  CHECK(indexer.remove("ns/b") != nullptr);
+  CHECK(indexer.size() == 2);
+  CHECK(indexer.index_keys("spec.nodeName", "node-a").empty());
+  CHECK(indexer.index_keys("spec.nodeName", "node-b") == std::vector<std::string>{"ns/a", "ns/c"});
+  CHECK(names(indexer.by_index(kNamespaceIndex, "ns")) == std::vector<std::string>{"a", "c"});
+  CHECK(indexer.by_index("spec.nodeName", "node-b").front()->metadata.resource_version == "3");
+  indexer.reserve(0);  // never shrinks
+  CHECK(indexer.list_index_func_values("spec.nodeName") == std::vector<std::string>{"node-b"});
+}
+
 TEST_CASE("controller_uid_index_func indexes by the controlling owner") {
   Indexer<TestPod> indexer;
   indexer.add_indexers({{"owner", &controller_uid_index_func<TestPod>}});

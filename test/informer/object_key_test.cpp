@@ -32,6 +32,24 @@ TEST_CASE("meta_namespace_key refuses an unnamed object") {
                        std::invalid_argument);
 }
 
+TEST_CASE("assign_meta_namespace_key writes the same key over a reused string") {
+  std::string key = "a much longer key left over from an earlier object/with a long name";
+  TestPod pod;
+  pod.metadata.namespace_ = "default";
+  pod.metadata.name = "web-1";
+  assign_meta_namespace_key(key, pod);
+  CHECK(key == "default/web-1");
+  TestNode node;
+  node.metadata.name = "node-a";
+  assign_meta_namespace_key(key, node);
+  CHECK(key == "node-a");
+  TestPod unnamed;
+  unnamed.metadata.namespace_ = "default";
+  CHECK_THROWS_WITH_AS(assign_meta_namespace_key(key, unnamed),
+                       doctest::Contains("has no metadata.name"), std::invalid_argument);
+  CHECK(key == "node-a");  // untouched by the refusal
+}
+
 TEST_CASE("split_meta_namespace_key inverts meta_namespace_key") {
   CHECK(split_meta_namespace_key("default/web-1") == ObjectName{"default", "web-1"});
   CHECK(split_meta_namespace_key("node-a") == ObjectName{"", "node-a"});
