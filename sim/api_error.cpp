@@ -135,9 +135,9 @@ ApiError too_large_resource_version(std::uint64_t requested, std::uint64_t curre
                       std::move(details));
 }
 
-ApiError request_entity_too_large(std::size_t limit) {
+ApiError request_entity_too_large(std::string_view detail) {
   return ApiError(failure(413, reason::kRequestEntityTooLarge,
-                          fmt::format("Request entity too large: limit is {}", limit)));
+                          fmt::format("Request entity too large: {}", detail)));
 }
 
 ApiError internal(std::string_view message) {

@@ -56,7 +56,8 @@ ApiError expired(std::string_view message);
 ApiError inconsistent_continue(std::string continue_token);
 /// 504 Timeout for a resourceVersion newer than the store's.
 ApiError too_large_resource_version(std::uint64_t requested, std::uint64_t current);
-ApiError request_entity_too_large(std::size_t limit);
+/// 413 `Request entity too large: <detail>`.
+ApiError request_entity_too_large(std::string_view detail);
 ApiError internal(std::string_view message);
 ApiError too_many_requests(std::string_view message, int retry_after_seconds);
 ApiError service_unavailable(std::string_view message);

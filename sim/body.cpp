@@ -5,7 +5,10 @@
 #include <yaml-cpp/yaml.h>
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <charconv>
+#include <utility>
+#include <vector>
 
 #include "client/model/utf8.hpp"
 #include "client/protobuf/decoder.hpp"
@@ -65,17 +68,26 @@ json::value scalar_to_json(const YAML::Node& node) {
 constexpr std::string_view kAcceptedBodies =
     "application/json, application/yaml, application/vnd.kubernetes.protobuf";
 
-json::value yaml_to_json(const YAML::Node& node) {
+ApiError too_deep() {
+  return errors::bad_request(fmt::format(
+      "the request body nests deeper than {} levels, kube-sim's limit (the API server's is 10000)",
+      kMaxNestingDepth));
+}
+
+// `depth`: the levels of maps and sequences `node` sits in.
+json::value yaml_to_json(const YAML::Node& node, std::size_t depth) {
+  const bool nests = node.Type() == YAML::NodeType::Map || node.Type() == YAML::NodeType::Sequence;
+  if (nests && depth >= kMaxNestingDepth) throw too_deep();
   switch (node.Type()) {
     case YAML::NodeType::Map: {
       json::object object;
       for (const auto& entry : node)
-        object[utf8_scalar(entry.first.as<std::string>())] = yaml_to_json(entry.second);
+        object[utf8_scalar(entry.first.as<std::string>())] = yaml_to_json(entry.second, depth + 1);
       return object;
     }
     case YAML::NodeType::Sequence: {
       json::array array;
-      for (const auto& item : node) array.push_back(yaml_to_json(item));
+      for (const auto& item : node) array.push_back(yaml_to_json(item, depth + 1));
       return array;
     }
     case YAML::NodeType::Scalar:
@@ -87,13 +99,34 @@ json::value yaml_to_json(const YAML::Node& node) {
 
 }  // namespace
 
+std::size_t nesting_depth(const json::value& value) {
+  // Iterative: the value may nest deeper than the limit it is checked against.
+  std::size_t deepest = 0;
+  std::vector<std::pair<const json::value*, std::size_t>> pending{{&value, 0}};
+  while (!pending.empty()) {
+    auto [at, depth] = pending.back();
+    pending.pop_back();
+    if (const auto* object = at->if_object()) {
+      deepest = std::max(deepest, depth + 1);
+      for (const auto& entry : *object) pending.emplace_back(&entry.value(), depth + 1);
+    } else if (const auto* array = at->if_array()) {
+      deepest = std::max(deepest, depth + 1);
+      for (const auto& item : *array) pending.emplace_back(&item, depth + 1);
+    }
+  }
+  return deepest;
+}
+
 json::value parse_json_or_yaml(std::string_view text) {
   boost::system::error_code ec;
-  auto value = json::parse(text, ec);
+  json::parse_options options;
+  options.max_depth = kMaxNestingDepth;
+  auto value = json::parse(text, ec, {}, options);
   if (!ec) return value;
+  if (ec == json::error::too_deep) throw too_deep();
   check_yaml_text(text);
   try {
-    return yaml_to_json(YAML::Load(std::string(text)));
+    return yaml_to_json(YAML::Load(std::string(text)), 0);
   } catch (const YAML::Exception& error) {
     throw errors::bad_request(
         fmt::format("the request body is neither JSON nor YAML: {}", error.what()));

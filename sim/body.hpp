@@ -6,6 +6,7 @@
 #include <boost/json/object.hpp>
 #include <boost/json/value.hpp>
 
+#include <cstddef>
 #include <string_view>
 
 #include "sim/http_types.hpp"
@@ -13,8 +14,18 @@
 
 namespace rg::sim {
 
+/// How deep a body (and so a stored object) may nest. The API server's decoders inherit Go's
+/// encoding/json limit of 10000 levels (scanner.go, maxNestingDepth); kube-sim stops at 400:
+/// below yaml-cpp's own guard (about 500), far deeper than any real object (a CRD's schema nests
+/// a few dozen levels), and far from the stack's end in the recursive patch and apply code.
+inline constexpr std::size_t kMaxNestingDepth = 400;
+
+/// How many levels of objects and arrays `value` nests (a scalar: 0, `{}` or `[]`: 1).
+std::size_t nesting_depth(const boost::json::value& value);
+
 /// Parses JSON, or YAML when it is not JSON (YAML 1.2 core scalars: plain `true`, `3`, `null`
-/// become typed; quoted scalars stay strings). Throws ApiError 400 on malformed input.
+/// become typed; quoted scalars stay strings). Throws ApiError 400 on malformed input and on
+/// input nested deeper than kMaxNestingDepth.
 boost::json::value parse_json_or_yaml(std::string_view text);
 
 /// The request body by its Content-Type: JSON or YAML (also without a Content-Type), or a

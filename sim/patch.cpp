@@ -11,6 +11,7 @@
 
 #include "sim/api_error.hpp"
 #include "sim/apply/list_types.hpp"
+#include "sim/body.hpp"
 
 namespace rg::sim {
 namespace {
@@ -339,6 +340,12 @@ json::value json_patch(json::value target, const json::value& patch) {
   const auto* operations = patch.if_array();
   if (operations == nullptr)
     throw errors::bad_request("a JSON patch must be an array of operations");
+  if (operations->size() > kMaxJsonPatchOperations) {
+    throw errors::request_entity_too_large(
+        fmt::format("The allowed maximum operations in a JSON patch is {}, got {}",
+                    kMaxJsonPatchOperations, operations->size()));
+  }
+  std::size_t copied = 0;  // bytes the copy operations added, against kJsonPatchMaxCopyBytes
   for (const auto& entry : *operations) {
     const auto* op = entry.if_object();
     auto text = [&](std::string_view key) -> std::string {
@@ -364,13 +371,30 @@ json::value json_patch(json::value target, const json::value& patch) {
       auto moved = remove_at(target, text("from"));
       add_at(target, path, std::move(moved), false);
     } else if (name == "copy") {
-      add_at(target, path, get_at(target, text("from")), false);
+      json::value copy = get_at(target, text("from"));
+      copied += json::serialize(copy).size();
+      if (copied > kJsonPatchMaxCopyBytes) {
+        throw unprocessable(fmt::format(
+            "Unable to complete the copy, the accumulated size increase of copy is {}, exceeding "
+            "the limit {}",
+            copied, kJsonPatchMaxCopyBytes));
+      }
+      add_at(target, path, std::move(copy), false);
     } else if (name == "test") {
       if (get_at(target, path) != value())
         throw unprocessable(fmt::format("testing value {} failed: test failed", path));
     } else {
       throw errors::bad_request(fmt::format("Unexpected kind: {}", name));
     }
+  }
+  // Added values nest under their path: the result may nest deeper than any body kube-sim reads.
+  // The API server fails to decode it (its decoder's depth limit) and answers 422 Invalid on
+  // "patch" with the patched object (patch.go, applyPatchToCurrentObject).
+  if (nesting_depth(target) > kMaxNestingDepth) {
+    throw errors::invalid(
+        "", "", "",
+        {{"FieldValueInvalid", "patch",
+          fmt::format("Invalid value: \"{}\": exceeded max depth", json::serialize(target))}});
   }
   return target;
 }

@@ -14,10 +14,6 @@ namespace {
 
 using boost::json::error_code;
 
-// Go's decoder nests up to 10000 levels; Boost.JSON's default of 32 is too shallow for
-// managedFields of deep objects.
-constexpr std::size_t kMaxDepth = 10000;
-
 std::string_view view(boost::json::string_view s) { return {s.data(), s.size()}; }
 
 struct SaxHandler {
@@ -129,7 +125,7 @@ struct SaxHandler {
 
 boost::json::parse_options parse_options() {
   boost::json::parse_options options;
-  options.max_depth = kMaxDepth;
+  options.max_depth = kMaxJsonDepth;
   return options;
 }
 

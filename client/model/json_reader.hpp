@@ -11,6 +11,11 @@
 
 namespace rg::client::detail {
 
+/// How deep the decoders read JSON: Go's encoding/json nests up to 10000 levels (scanner.go,
+/// maxNestingDepth), and so do the API server and client-go; Boost.JSON's default of 32 is too
+/// shallow for managedFields of deep objects.
+inline constexpr std::size_t kMaxJsonDepth = 10000;
+
 class JsonReader {
  public:
   /// `max_document_bytes` == 0: no limit.

@@ -16,6 +16,8 @@
 #include <string_view>
 #include <vector>
 
+#include "client/model/json_reader.hpp"
+
 namespace rg::fuzz {
 
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
@@ -77,7 +79,9 @@ inline bool same_json(const boost::json::value& a, const boost::json::value& b) 
 inline std::string check_reparses(const boost::json::value& value) {
   std::string text = boost::json::serialize(value);
   boost::system::error_code ec;
-  boost::json::value again = boost::json::parse(text, ec);
+  boost::json::parse_options options;
+  options.max_depth = rg::client::detail::kMaxJsonDepth;  // as deep as the decoders read
+  boost::json::value again = boost::json::parse(text, ec, {}, options);
   RG_FUZZ_CHECK(!ec, "serialized JSON does not parse (" + ec.message() + "): " + text);
   RG_FUZZ_CHECK(same_json(again, value), "serialized JSON parses to another value: " + text);
   return text;

@@ -40,7 +40,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         patched = strategic_merge_patch(stored, patch, rg::fuzz::patch_kind(data[0] / 3).kind);
         break;
     }
-    rg::fuzz::check_reparses(patched);
+    const std::string text = rg::fuzz::check_reparses(patched);
+    RG_FUZZ_CHECK(nesting_depth(patched) <= kMaxNestingDepth,
+                  "a patch stored an object deeper than kube-sim reads: " + text);
   } catch (const ApiError&) {
   }
   return 0;
