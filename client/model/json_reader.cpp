@@ -133,6 +133,10 @@ bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; 
 
 }  // namespace
 
+bool is_json_whitespace(std::string_view data) noexcept {
+  return std::all_of(data.begin(), data.end(), is_space);
+}
+
 struct JsonReader::Impl {
   Impl(ValueSink& sink, std::size_t max_document_bytes)
       : parser(parse_options(), sink), max_bytes(max_document_bytes) {
@@ -211,8 +215,7 @@ void JsonReader::write_whole(std::string_view json) {
   d.bytes = d.parser.write_some(false, json.data(), json.size(), ec);
   if (ec) d.fail(ec);
   d.in_document = false;
-  const auto rest = json.substr(d.bytes);
-  if (std::find_if_not(rest.begin(), rest.end(), is_space) != rest.end()) {
+  if (!is_json_whitespace(json.substr(d.bytes))) {
     d.fail("invalid JSON at byte " + std::to_string(d.bytes) + ": data after the document");
   }
 }

@@ -16,6 +16,10 @@ namespace rg::client::detail {
 /// shallow for managedFields of deep objects.
 inline constexpr std::size_t kMaxJsonDepth = 10000;
 
+/// True if `data` is only JSON whitespace (space, tab, CR, LF): all that may follow a document
+/// that must stand alone.
+bool is_json_whitespace(std::string_view data) noexcept;
+
 class JsonReader {
  public:
   /// `max_document_bytes` == 0: no limit.

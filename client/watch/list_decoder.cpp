@@ -140,14 +140,11 @@ void ListStreamDecoder::feed(std::string_view chunk,
   if (!d.failure.empty()) throw DecodeError(d.failure);
   d.envelope.set_item_handler(&on_item);
   try {
-    if (d.complete) {
-      // Only whitespace may follow the list.
-      if (d.reader.write(chunk) || d.reader.in_document()) d.fail("unexpected data after the list");
-      return;
-    }
-    d.complete = d.reader.write(chunk);
-    if (d.complete && (d.reader.write(chunk) || d.reader.in_document())) {
-      d.fail("unexpected data after the list");
+    if (!d.complete) d.complete = d.reader.write(chunk);  // leaves in `chunk` what follows
+    // What follows the list is not parsed: a second object's items are not the list's.
+    if (d.complete && !is_json_whitespace(chunk)) {
+      d.fail("unexpected data after the list object (a LIST body is one JSON object; only "
+             "whitespace may follow it)");
     }
   } catch (const DecodeError& error) {
     if (!d.failure.empty()) throw;

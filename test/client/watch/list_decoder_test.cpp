@@ -166,9 +166,36 @@ TEST_CASE("bad list bodies are errors naming the item and field") {
   CHECK(list_error({R"({"items":[{"metadata":{}})"}) ==
         "decoding a list: the body ended inside the list, after 25 bytes (truncated)");
   CHECK(list_error({""}) == "decoding a list: the body is empty");
-  CHECK(list_error({R"({"items":[]} {})"}) == "decoding a list: unexpected data after the list");
-  CHECK(list_error({R"({"items":[]})", " x"}).find("decoding a list: ") == 0);
+  const std::string after =
+      "decoding a list: unexpected data after the list object (a LIST body is one JSON object; "
+      "only whitespace may follow it)";
+  CHECK(list_error({R"({"items":[]} {})"}) == after);
+  CHECK(list_error({R"({"items":[]})", " x"}) == after);
+  CHECK_NOTHROW(decode_list<Pod>(" {\"items\":[]} \r\n\t"));
   CHECK(list_error({R"({"items":[})"}).find("invalid JSON") != std::string::npos);
+}
+
+// Found by the list_decoder fuzzer: fed whole, the decoder read what followed the list as a
+// second list and handed over its items before failing; fed in pieces, it failed before them.
+TEST_CASE("what follows a list is never read as items, whatever the chunking") {
+  const std::string body =
+      R"({} {"kind":"PodList","items":[{"metadata":{"name":"stray","namespace":"ns"}}]})";
+  for (const std::size_t piece : {body.size(), std::size_t{1}, std::size_t{6}}) {
+    CAPTURE(piece);
+    ListDecoder<Pod> decoder;
+    std::vector<std::shared_ptr<const Pod>> pods;
+    std::string error;
+    try {
+      for (std::size_t at = 0; at < body.size(); at += piece)
+        decoder.feed(std::string_view(body).substr(at, piece), pods);
+      decoder.finish();
+    } catch (const DecodeError& e) {
+      error = e.what();
+    }
+    CHECK(pods.empty());
+    CHECK(decoder.items() == 0);
+    CHECK(error.find("unexpected data after the list object") != std::string::npos);
+  }
 }
 
 }  // namespace
