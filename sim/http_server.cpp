@@ -144,12 +144,8 @@ class Connection final : public ResponseStream,
  private:
   asio::awaitable<void> send_too_large(std::size_t limit) {
     keep_alive_ = false;
-    HttpResponse response;
-    response.status = 413;
-    response.headers = {{"Content-Type", "application/json"}};
-    response.body = R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",)"
-                    R"("message":"Request entity too large: limit is )" +
-                    std::to_string(limit) + R"(","reason":"RequestEntityTooLarge","code":413})";
+    HttpResponse response = status_response(
+        errors::request_entity_too_large("limit is " + std::to_string(limit)).status());
     co_await send(response);
   }
 

@@ -108,6 +108,9 @@ TEST_CASE("errors are Status objects with the API server's messages") {
                       std::string(4 * 1024 * 1024, ' '));
   CHECK(too_big.status == 413);
   CHECK(too_big.json().at("reason") == "RequestEntityTooLarge");
+  // apiserver's limitedReadBody: NewRequestEntityTooLargeError(fmt.Sprintf("limit is %d", limit)).
+  CHECK(too_big.json().at("message") == "Request entity too large: limit is 3145728");
+  CHECK(too_big.json().at("code") == 413);
 }
 
 TEST_CASE("update is optimistic and bumps generation only on spec changes") {
