@@ -162,8 +162,10 @@ class Indexer final : public detail::KnownObjects<T> {
     auto indices = build_indices(*indexers, items);
     std::unique_lock lock(mutex_);
     if (indexers != indexers_) indices = build_indices(*indexers_, items);  // indexers were added
-    items_ = std::move(items);
+    // The new indices point into `items`' nodes, which the move hands over as they are; set
+    // first, no index ever holds the address of an entry already freed.
     indices_ = std::move(indices);
+    items_ = std::move(items);
     resource_version_ = std::move(resource_version);
   }
 
