@@ -143,8 +143,9 @@ void ListStreamDecoder::feed(std::string_view chunk,
     if (!d.complete) d.complete = d.reader.write(chunk);  // leaves in `chunk` what follows
     // What follows the list is not parsed: a second object's items are not the list's.
     if (d.complete && !is_json_whitespace(chunk)) {
-      d.fail("unexpected data after the list object (a LIST body is one JSON object; only "
-             "whitespace may follow it)");
+      d.fail(
+          "unexpected data after the list object (a LIST body is one JSON object; only "
+          "whitespace may follow it)");
     }
   } catch (const DecodeError& error) {
     if (!d.failure.empty()) throw;
