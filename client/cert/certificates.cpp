@@ -11,21 +11,10 @@
 #include <memory>
 #include <stdexcept>
 
+#include "client/cert/openssl_ptr.hpp"
+
 namespace rg::client {
 namespace {
-
-template <auto Free>
-struct Deleter {
-  template <class T>
-  void operator()(T* p) const {
-    Free(p);
-  }
-};
-using KeyPtr = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY_free>>;
-using CertPtr = std::unique_ptr<X509, Deleter<X509_free>>;
-using BioPtr = std::unique_ptr<BIO, Deleter<BIO_free>>;
-using BignumPtr = std::unique_ptr<BIGNUM, Deleter<BN_free>>;
-using ExtensionPtr = std::unique_ptr<X509_EXTENSION, Deleter<X509_EXTENSION_free>>;
 
 // Throws with `what` and the queued OpenSSL errors, clearing the queue.
 [[noreturn]] void fail(const std::string& what) {
@@ -43,8 +32,8 @@ void check(int ok, const char* what) {
   if (ok != 1) fail(what);
 }
 
-KeyPtr generate_key(KeyType type) {
-  KeyPtr key(type == KeyType::kRsa2048 ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256"));
+EvpKeyPtr generate_key(KeyType type) {
+  EvpKeyPtr key(type == KeyType::kRsa2048 ? EVP_RSA_gen(2048) : EVP_EC_gen("P-256"));
   if (!key) fail("generating the private key");
   return key;
 }
@@ -73,10 +62,10 @@ BioPtr read_bio(const std::string& pem) {
 }
 
 // A certificate with a random 159-bit serial, the subject CN/O set, and the validity window.
-CertPtr new_certificate(EVP_PKEY* key, const std::string& common_name,
+X509Ptr new_certificate(EVP_PKEY* key, const std::string& common_name,
                         const std::vector<std::string>& organizations,
                         std::chrono::hours validity) {
-  CertPtr cert(X509_new());
+  X509Ptr cert(X509_new());
   if (!cert) fail("allocating a certificate");
   check(X509_set_version(cert.get(), X509_VERSION_3), "setting the version");
   BignumPtr serial(BN_new());
@@ -109,7 +98,7 @@ void add_extension(X509* cert, X509* issuer, int nid, const std::string& value) 
   X509V3_CTX context;
   X509V3_set_ctx_nodb(&context);
   X509V3_set_ctx(&context, issuer, cert, nullptr, nullptr, 0);
-  ExtensionPtr extension(X509V3_EXT_conf_nid(nullptr, &context, nid, value.c_str()));
+  X509ExtensionPtr extension(X509V3_EXT_conf_nid(nullptr, &context, nid, value.c_str()));
   if (!extension) fail("building extension " + std::string(OBJ_nid2sn(nid)) + "=" + value);
   check(X509_add_ext(cert, extension.get(), -1), "adding an extension");
 }
@@ -131,8 +120,8 @@ std::string subject_alt_names(const CertificateRequest& request) {
 CertificateAndKey generate_ca(const std::string& common_name, KeyType key_type,
                               std::chrono::hours validity) {
   ERR_clear_error();
-  const KeyPtr key = generate_key(key_type);
-  const CertPtr cert = new_certificate(key.get(), common_name, {}, validity);
+  const EvpKeyPtr key = generate_key(key_type);
+  const X509Ptr cert = new_certificate(key.get(), common_name, {}, validity);
   add_extension(cert.get(), cert.get(), NID_basic_constraints, "critical,CA:TRUE");
   add_extension(cert.get(), cert.get(), NID_key_usage, "critical,keyCertSign,cRLSign");
   add_extension(cert.get(), cert.get(), NID_subject_key_identifier, "hash");
@@ -144,17 +133,17 @@ CertificateAndKey issue_certificate(const CertificateAndKey& ca,
                                     const CertificateRequest& request) {
   ERR_clear_error();
   const BioPtr ca_cert_bio = read_bio(ca.cert_pem);
-  const CertPtr ca_cert(PEM_read_bio_X509(ca_cert_bio.get(), nullptr, nullptr, nullptr));
+  const X509Ptr ca_cert(PEM_read_bio_X509(ca_cert_bio.get(), nullptr, nullptr, nullptr));
   if (!ca_cert) fail("reading the CA certificate PEM");
   const BioPtr ca_key_bio = read_bio(ca.key_pem);
-  const KeyPtr ca_key(PEM_read_bio_PrivateKey(ca_key_bio.get(), nullptr, nullptr, nullptr));
+  const EvpKeyPtr ca_key(PEM_read_bio_PrivateKey(ca_key_bio.get(), nullptr, nullptr, nullptr));
   if (!ca_key) fail("reading the CA private key PEM");
   if (!request.server_auth && !request.client_auth) {
     fail("the request allows neither server_auth nor client_auth");
   }
 
-  const KeyPtr key = generate_key(request.key_type);
-  const CertPtr cert =
+  const EvpKeyPtr key = generate_key(request.key_type);
+  const X509Ptr cert =
       new_certificate(key.get(), request.common_name, request.organizations, request.validity);
   add_extension(cert.get(), ca_cert.get(), NID_basic_constraints, "critical,CA:FALSE");
   add_extension(cert.get(), ca_cert.get(), NID_key_usage,

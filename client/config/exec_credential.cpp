@@ -16,6 +16,7 @@
 #include "client/config/key_pair.hpp"
 #include "client/config/subprocess.hpp"
 #include "client/model/time.hpp"
+#include "client/text.hpp"
 
 namespace rg::client {
 namespace {
@@ -23,15 +24,8 @@ namespace {
 namespace json = boost::json;
 using std::chrono::system_clock;
 
-std::string trim(std::string_view s) {
-  const char* space = " \t\r\n";
-  std::size_t begin = s.find_first_not_of(space);
-  if (begin == std::string_view::npos) return {};
-  return std::string(s.substr(begin, s.find_last_not_of(space) - begin + 1));
-}
-
 std::string stderr_suffix(const std::string& err) {
-  std::string text = trim(err);
+  std::string text(trim(err));
   return text.empty() ? std::string(" and wrote nothing to stderr") : ": " + text;
 }
 
@@ -219,7 +213,8 @@ ExecCredential::run_plugin() {
     start_error = e.code() == std::errc::no_such_file_or_directory
                       ? fmt::format("executable {} not found", config_.command)
                       : e.what();
-    if (!config_.install_hint.empty()) start_error += "\n\n" + trim(config_.install_hint);
+    if (!config_.install_hint.empty())
+      start_error += "\n\n" + std::string(trim(config_.install_hint));
   } catch (const std::length_error& e) {
     start_error = e.what();
   }
@@ -243,7 +238,7 @@ ExecCredential::run_plugin() {
                                       config_.command, result.exit_code,
                                       stderr_suffix(result.err)));
   }
-  if (std::string err = trim(result.err); !err.empty()) {
+  if (std::string err(trim(result.err)); !err.empty()) {
     spdlog::debug("exec plugin {} wrote to stderr: {}", config_.command, err);
   }
   Credentials fresh = parse_output(result.out);

@@ -11,6 +11,7 @@
 
 #include "client/config/config_error.hpp"
 #include "client/config/token_auth.hpp"
+#include "client/text.hpp"
 
 namespace rg::client {
 namespace {
@@ -27,13 +28,6 @@ std::optional<std::string> read_file(const std::filesystem::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-std::string trim(std::string s) {
-  const char* space = " \t\r\n";
-  s.erase(s.find_last_not_of(space) + 1);
-  s.erase(0, s.find_first_not_of(space));
-  return s;
 }
 
 }  // namespace
@@ -65,7 +59,7 @@ std::optional<RestConfig> load_in_cluster(const InClusterOptions& options) {
                   (dir / "ca.crt").string());
   }
   if (auto ns = read_file(dir / "namespace"); ns && !trim(*ns).empty()) {
-    rest.namespace_ = trim(*ns);
+    rest.namespace_ = std::string(trim(*ns));
   } else if (const char* pod_ns = std::getenv("POD_NAMESPACE"); pod_ns != nullptr && *pod_ns) {
     rest.namespace_ = pod_ns;
   }

@@ -11,20 +11,14 @@
 #include <climits>
 #include <memory>
 
+#include "client/cert/openssl_ptr.hpp"
+
 namespace rg::client {
 namespace {
 
-template <class T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using Bio = std::unique_ptr<BIO, Deleter<BIO, BIO_free_all>>;
-using X509Ptr = std::unique_ptr<X509, Deleter<X509, X509_free>>;
-using Key = std::unique_ptr<EVP_PKEY, Deleter<EVP_PKEY, EVP_PKEY_free>>;
-
-Bio memory_bio(std::string_view pem) {
+BioPtr memory_bio(std::string_view pem) {
   const int size = pem.size() > INT_MAX ? INT_MAX : static_cast<int>(pem.size());
-  return Bio(BIO_new_mem_buf(pem.data(), size));
+  return BioPtr(BIO_new_mem_buf(pem.data(), size));
 }
 
 /// OpenSSL's reason for the most recent failure (and clears its error queue).
@@ -57,7 +51,7 @@ std::optional<std::string> key_pair_problem(std::string_view cert_pem, std::stri
     return fmt::format("{} is not a valid PEM certificate ({})", cert_name, openssl_reason());
   }
   auto key_bio = memory_bio(key_pem);
-  Key key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, no_passphrase, nullptr));
+  EvpKeyPtr key(PEM_read_bio_PrivateKey(key_bio.get(), nullptr, no_passphrase, nullptr));
   if (!key) {
     return fmt::format("{} is not a valid PEM private key ({})", key_name, openssl_reason());
   }

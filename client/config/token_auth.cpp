@@ -8,16 +8,10 @@
 
 #include "client/config/base64.hpp"
 #include "client/config/config_error.hpp"
+#include "client/text.hpp"
 
 namespace rg::client {
 namespace {
-
-std::string trim(std::string s) {
-  const char* space = " \t\r\n";
-  s.erase(s.find_last_not_of(space) + 1);
-  s.erase(0, s.find_first_not_of(space));
-  return s;
-}
 
 /// Reads and trims the token; returns the problem in `problem` and an empty string on failure.
 std::string read_token(const std::filesystem::path& path, std::string& problem) {
@@ -28,7 +22,7 @@ std::string read_token(const std::filesystem::path& path, std::string& problem) 
   }
   std::stringstream content;
   content << in.rdbuf();
-  std::string token = trim(content.str());
+  std::string token(trim(content.str()));
   if (token.empty()) problem = "the token file is empty";
   return token;
 }

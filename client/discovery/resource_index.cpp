@@ -4,18 +4,9 @@
 #include <algorithm>
 #include <cctype>
 
+#include "client/text.hpp"
+
 namespace rg::client {
-namespace {
-
-bool equals_ignore_case(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
-
-}  // namespace
-
 template <class Match>
 const APIResource* ResourceIndex::find(std::string_view group, std::string_view version,
                                        Match match) const {

@@ -3,6 +3,7 @@
 
 #include <charconv>
 
+#include "client/text.hpp"
 #include "client/transport/transport_error.hpp"
 
 namespace rg::client {
@@ -14,13 +15,6 @@ std::string describe(int http_status, const Status& status) {
                          : status.message;
   if (!status.reason.empty()) text += " (" + status.reason + ")";
   return text;
-}
-
-std::string_view trim(std::string_view text) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const auto begin = text.find_first_not_of(kSpace);
-  if (begin == std::string_view::npos) return {};
-  return text.substr(begin, text.find_last_not_of(kSpace) - begin + 1);
 }
 
 // Reasons apimachinery knows; any other reason falls back to the HTTP code in the predicates.

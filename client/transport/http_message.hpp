@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "client/text.hpp"
+
 namespace rg::client {
 
 /// When a request must be done by; kNoDeadline = never (watches).
@@ -14,9 +16,6 @@ using Deadline = std::chrono::steady_clock::time_point;
 inline constexpr Deadline kNoDeadline = Deadline::max();
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
-
-/// ASCII case-insensitive comparison, as header names are compared.
-bool equals_ignore_case(std::string_view a, std::string_view b);
 
 /// The value of the first header called `name` (compared case-insensitively), or empty.
 std::string_view find_header(const HttpHeaders& headers, std::string_view name);
