@@ -28,9 +28,18 @@ const json::array* find_array(const json::object& object, std::string_view key) 
   return value != nullptr ? value->if_array() : nullptr;
 }
 
-std::string string_at(const json::object& object, std::string_view key) {
+const json::string* find_string(const json::object& object, std::string_view key) {
   const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
+  return value != nullptr ? value->if_string() : nullptr;
+}
+
+std::string string_at(const json::object& object, std::string_view key) {
+  return std::string(string_view_at(object, key));
+}
+
+std::string_view string_view_at(const json::object& object, std::string_view key) {
+  const auto* value = find_string(object, key);
+  return value != nullptr ? std::string_view(*value) : std::string_view();
 }
 
 std::int64_t int_at(const json::object& object, std::string_view key, std::int64_t fallback) {

@@ -20,8 +20,11 @@ boost::json::array& array_at(boost::json::object& object, std::string_view key);
 /// The member `key` when it is an object / an array; else null.
 const boost::json::object* find_object(const boost::json::object& object, std::string_view key);
 const boost::json::array* find_array(const boost::json::object& object, std::string_view key);
-/// The member `key` when it is a string, else "".
+/// The member `key` when it is a string, else null.
+const boost::json::string* find_string(const boost::json::object& object, std::string_view key);
+/// The member `key` when it is a string, else "": a copy, and a view into `object`.
 std::string string_at(const boost::json::object& object, std::string_view key);
+std::string_view string_view_at(const boost::json::object& object, std::string_view key);
 /// The member `key` when it is a number (doubles truncated), else `fallback`.
 std::int64_t int_at(const boost::json::object& object, std::string_view key,
                     std::int64_t fallback = 0);

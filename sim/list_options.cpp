@@ -26,11 +26,12 @@ std::int64_t parse_int(std::string_view name, std::string_view value) {
   return number;
 }
 
-FieldError forbidden(std::string field, std::string_view detail) {
+FieldError field_forbidden(std::string field, std::string_view detail) {
   return {"FieldValueForbidden", std::move(field), fmt::format("Forbidden: {}", detail)};
 }
 
-FieldError not_supported(std::string field, std::string_view value, std::string_view supported) {
+FieldError field_not_supported(std::string field, std::string_view value,
+                               std::string_view supported) {
   return {"FieldValueNotSupported", std::move(field),
           fmt::format("Unsupported value: \"{}\": supported values: {}", value, supported)};
 }
@@ -41,43 +42,47 @@ void validate(const ListOptions& options, bool watch_list_enabled) {
   const auto& match = options.resource_version_match;
   if (options.watch) {
     if (options.send_initial_events && match != "NotOlderThan")
-      problems.push_back(forbidden("resourceVersionMatch",
-                                   "sendInitialEvents requires setting resourceVersionMatch to "
-                                   "NotOlderThan"));
+      problems.push_back(
+          field_forbidden("resourceVersionMatch",
+                          "sendInitialEvents requires setting resourceVersionMatch to "
+                          "NotOlderThan"));
     if (options.send_initial_events && !watch_list_enabled)
-      problems.push_back(forbidden("sendInitialEvents",
-                                   "sendInitialEvents is forbidden for watch unless the WatchList "
-                                   "feature gate is enabled"));
+      problems.push_back(
+          field_forbidden("sendInitialEvents",
+                          "sendInitialEvents is forbidden for watch unless the WatchList "
+                          "feature gate is enabled"));
     if (!match.empty()) {
       if (!options.send_initial_events)
-        problems.push_back(forbidden("resourceVersionMatch",
-                                     "resourceVersionMatch is forbidden for watch unless "
-                                     "sendInitialEvents is provided"));
+        problems.push_back(field_forbidden("resourceVersionMatch",
+                                           "resourceVersionMatch is forbidden for watch unless "
+                                           "sendInitialEvents is provided"));
       if (match != "NotOlderThan")
-        problems.push_back(not_supported("resourceVersionMatch", match, "\"NotOlderThan\""));
+        problems.push_back(field_not_supported("resourceVersionMatch", match, "\"NotOlderThan\""));
       if (!options.continue_token.empty())
-        problems.push_back(forbidden(
+        problems.push_back(field_forbidden(
             "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
     }
   } else {
     if (!match.empty()) {
       if (!options.resource_version || options.resource_version->empty())
-        problems.push_back(forbidden("resourceVersionMatch",
-                                     "resourceVersionMatch is forbidden unless resourceVersion is "
-                                     "provided"));
+        problems.push_back(
+            field_forbidden("resourceVersionMatch",
+                            "resourceVersionMatch is forbidden unless resourceVersion is "
+                            "provided"));
       if (!options.continue_token.empty())
-        problems.push_back(forbidden(
+        problems.push_back(field_forbidden(
             "resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
       if (match == "Exact" && options.resource_version == "0")
-        problems.push_back(forbidden("resourceVersionMatch",
-                                     "resourceVersionMatch \"exact\" is forbidden for "
-                                     "resourceVersion \"0\""));
+        problems.push_back(field_forbidden("resourceVersionMatch",
+                                           "resourceVersionMatch \"exact\" is forbidden for "
+                                           "resourceVersion \"0\""));
       if (match != "Exact" && match != "NotOlderThan")
         problems.push_back(
-            not_supported("resourceVersionMatch", match, "\"Exact\", \"NotOlderThan\""));
+            field_not_supported("resourceVersionMatch", match, "\"Exact\", \"NotOlderThan\""));
     }
     if (options.send_initial_events)
-      problems.push_back(forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+      problems.push_back(
+          field_forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
   }
   if (!problems.empty()) throw errors::invalid("meta.k8s.io", "ListOptions", "", problems);
 }

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "sim/json_fields.hpp"
 #include "sim/object_encoder.hpp"
 #include "sim/version_conversion.hpp"
 
@@ -24,11 +25,6 @@ struct Column {
   int priority;
   std::string_view description;
 };
-
-const json::object* object_at(const json::object& parent, std::string_view key) {
-  const auto* value = parent.if_contains(key);
-  return value != nullptr ? value->if_object() : nullptr;
-}
 
 std::string string_at(const json::object* parent, std::string_view key) {
   if (parent == nullptr) return {};
@@ -199,8 +195,8 @@ std::vector<Column> columns_for(const ResourceType& type) {
 
 std::string joined_containers(const json::object* spec, std::string_view field) {
   std::vector<std::string> values;
-  const auto* tmpl = object_at(*spec, "template");
-  const auto* tspec = tmpl != nullptr ? object_at(*tmpl, "spec") : nullptr;
+  const auto* tmpl = find_object(*spec, "template");
+  const auto* tspec = tmpl != nullptr ? find_object(*tmpl, "spec") : nullptr;
   if (const auto* containers = array_at(tspec, "containers"))
     for (const auto& c : *containers)
       if (c.is_object()) values.push_back(string_at(&c.get_object(), field));
@@ -208,8 +204,8 @@ std::string joined_containers(const json::object* spec, std::string_view field) 
 }
 
 std::string selector_text(const json::object* spec) {
-  const auto* selector = spec != nullptr ? object_at(*spec, "selector") : nullptr;
-  const auto* labels = selector != nullptr ? object_at(*selector, "matchLabels") : nullptr;
+  const auto* selector = spec != nullptr ? find_object(*spec, "selector") : nullptr;
+  const auto* labels = selector != nullptr ? find_object(*selector, "matchLabels") : nullptr;
   std::vector<std::string> parts;
   if (labels != nullptr)
     for (const auto& [k, v] : *labels)
@@ -220,8 +216,8 @@ std::string selector_text(const json::object* spec) {
 }
 
 json::array pod_cells(const json::object& pod, const json::object* metadata) {
-  const auto* spec = object_at(pod, "spec");
-  const auto* status = object_at(pod, "status");
+  const auto* spec = find_object(pod, "spec");
+  const auto* status = find_object(pod, "status");
   std::int64_t total = 0, ready = 0, restarts = 0;
   if (const auto* containers = array_at(spec, "containers"))
     total = static_cast<std::int64_t>(containers->size());
@@ -234,12 +230,12 @@ json::array pod_cells(const json::object& pod, const json::object* metadata) {
       restarts += int_at(&cs, "restartCount");
       if (const auto* v = cs.if_contains("ready"); v != nullptr && v->is_bool() && v->get_bool())
         ++ready;
-      const auto* state = object_at(cs, "state");
+      const auto* state = find_object(cs, "state");
       if (state == nullptr) continue;
-      if (const auto* waiting = object_at(*state, "waiting");
+      if (const auto* waiting = find_object(*state, "waiting");
           waiting && !string_at(waiting, "reason").empty())
         reason = string_at(waiting, "reason");
-      else if (const auto* term = object_at(*state, "terminated");
+      else if (const auto* term = find_object(*state, "terminated");
                term && !string_at(term, "reason").empty())
         reason = string_at(term, "reason");
     }
@@ -260,8 +256,8 @@ json::array pod_cells(const json::object& pod, const json::object* metadata) {
 }
 
 json::array node_cells(const json::object& node, const json::object* metadata) {
-  const auto* spec = object_at(node, "spec");
-  const auto* status = object_at(node, "status");
+  const auto* spec = find_object(node, "spec");
+  const auto* status = find_object(node, "status");
   std::string ready = condition_status(status, "Ready");
   // printNode: "Not" + the condition unless it is True (Unknown too); Unknown without one.
   std::string state = ready == "True" ? "Ready" : ready.empty() ? "Unknown" : "NotReady";
@@ -269,7 +265,7 @@ json::array node_cells(const json::object& node, const json::object* metadata) {
       u && u->is_bool() && u->get_bool())
     state += ",SchedulingDisabled";
   std::vector<std::string> roles;
-  if (const auto* labels = metadata ? object_at(*metadata, "labels") : nullptr)
+  if (const auto* labels = metadata ? find_object(*metadata, "labels") : nullptr)
     for (const auto& [key, value] : *labels)
       if (std::string_view k = key; k.starts_with("node-role.kubernetes.io/"))
         roles.emplace_back(k.substr(24));
@@ -281,7 +277,7 @@ json::array node_cells(const json::object& node, const json::object* metadata) {
       if (t == "InternalIP") internal = string_at(&a.get_object(), "address");
       if (t == "ExternalIP") external = string_at(&a.get_object(), "address");
     }
-  const auto* info = status ? object_at(*status, "nodeInfo") : nullptr;
+  const auto* info = status ? find_object(*status, "nodeInfo") : nullptr;
   auto or_unknown = [](const std::string& s) { return s.empty() ? std::string("<unknown>") : s; };
   return json::array{json::string(string_at(metadata, "name")),
                      state,
@@ -312,11 +308,12 @@ std::string hpa_metric(const json::object& spec, const json::object* status) {
   const std::string field =
       type.empty() ? std::string()
                    : std::string(1, static_cast<char>(std::tolower(type[0]))) + type.substr(1);
-  const auto* source = object_at(spec, field);
-  const auto* target = source != nullptr ? object_at(*source, "target") : nullptr;
-  const auto* observed =
-      status != nullptr && string_at(status, "type") == type ? object_at(*status, field) : nullptr;
-  const auto* current = observed != nullptr ? object_at(*observed, "current") : nullptr;
+  const auto* source = find_object(spec, field);
+  const auto* target = source != nullptr ? find_object(*source, "target") : nullptr;
+  const auto* observed = status != nullptr && string_at(status, "type") == type
+                             ? find_object(*status, field)
+                             : nullptr;
+  const auto* current = observed != nullptr ? find_object(*observed, "current") : nullptr;
   const bool average = target != nullptr && target->contains("averageValue");
   std::string now = "<unknown>";
   if (type == "External" || type == "Object") {
@@ -368,7 +365,7 @@ std::string hpa_targets(const json::object* spec, const json::object* status) {
 
 json::array hpa_cells(const json::object* metadata, const json::object* spec,
                       const json::object* status) {
-  const auto* target = spec != nullptr ? object_at(*spec, "scaleTargetRef") : nullptr;
+  const auto* target = spec != nullptr ? find_object(*spec, "scaleTargetRef") : nullptr;
   const bool has_min = spec != nullptr && spec->contains("minReplicas");
   return json::array{json::string(string_at(metadata, "name")),
                      fmt::format("{}/{}", string_at(target, "kind"), string_at(target, "name")),
@@ -380,9 +377,9 @@ json::array hpa_cells(const json::object* metadata, const json::object* spec,
 }
 
 json::array cells_for(const ResourceType& type, const json::object& object) {
-  const auto* metadata = object_at(object, "metadata");
-  const auto* spec = object_at(object, "spec");
-  const auto* status = object_at(object, "status");
+  const auto* metadata = find_object(object, "metadata");
+  const auto* spec = find_object(object, "spec");
+  const auto* status = find_object(object, "status");
   const std::string& r = type.resource;
   json::string name(string_at(metadata, "name"));
   if (type.group.empty() && r == "pods") return pod_cells(object, metadata);

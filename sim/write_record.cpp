@@ -7,6 +7,7 @@
 #include <charconv>
 
 #include "sim/api_error.hpp"
+#include "sim/json_fields.hpp"
 #include "sim/registry.hpp"
 #include "sim/request_info.hpp"
 #include "sim/responses.hpp"
@@ -46,24 +47,19 @@ RecordedWrite describe(const HttpRequest& request, const RequestInfo& info, int 
   return entry;
 }
 
-const json::object* object_at(const json::object& parent, std::string_view key) {
-  const auto* value = parent.if_contains(key);
-  return value != nullptr && value->is_object() ? &value->get_object() : nullptr;
-}
-
 // The fields of the written object a reliability check reads.
 void add_object_fields(RecordedWrite& entry, const StoredObject& object) {
   const bool deployment = entry.group == "apps" && entry.resource == "deployments";
   const bool lease = entry.group == "coordination.k8s.io" && entry.resource == "leases";
   if (!deployment && !lease) return;
   const json::object parsed = object.parse();
-  const json::object* spec = object_at(parsed, "spec");
+  const json::object* spec = find_object(parsed, "spec");
   if (deployment) {
     if (spec != nullptr)
       if (const auto* replicas = spec->if_contains("replicas"); replicas && replicas->is_int64())
         entry.replicas = replicas->get_int64();
-    if (const auto* metadata = object_at(parsed, "metadata"))
-      if (const auto* annotations = object_at(*metadata, "annotations"))
+    if (const auto* metadata = find_object(parsed, "metadata"))
+      if (const auto* annotations = find_object(*metadata, "annotations"))
         for (const auto& [key, value] : *annotations)
           if (value.is_string())
             entry.annotations.emplace_back(std::string(key), std::string(value.get_string()));

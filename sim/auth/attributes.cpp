@@ -45,7 +45,7 @@ std::string sanitize(std::string_view text) {
 }
 
 // Go's %q for the strings kube-sim puts in messages (names, paths): quotes and backslashes.
-std::string quoted(std::string_view text) {
+std::string go_quoted(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
     if (c == '"' || c == '\\') out.push_back('\\');
@@ -56,15 +56,16 @@ std::string quoted(std::string_view text) {
 
 std::string forbidden_message(const Attributes& a) {
   if (!a.resource_request)
-    return fmt::format("User {} cannot {} path {}", quoted(a.user.name), a.verb, quoted(a.path));
+    return fmt::format("User {} cannot {} path {}", go_quoted(a.user.name), a.verb,
+                       go_quoted(a.path));
   std::string resource = a.resource;
   if (!a.subresource.empty()) resource += "/" + a.subresource;
   if (!a.namespace_.empty())
     return fmt::format("User {} cannot {} resource {} in API group {} in the namespace {}",
-                       quoted(a.user.name), a.verb, quoted(resource), quoted(a.group),
-                       quoted(a.namespace_));
+                       go_quoted(a.user.name), a.verb, go_quoted(resource), go_quoted(a.group),
+                       go_quoted(a.namespace_));
   return fmt::format("User {} cannot {} resource {} in API group {} at the cluster scope",
-                     quoted(a.user.name), a.verb, quoted(resource), quoted(a.group));
+                     go_quoted(a.user.name), a.verb, go_quoted(resource), go_quoted(a.group));
 }
 
 }  // namespace
@@ -105,10 +106,10 @@ ApiError forbidden(const Attributes& attributes, std::string_view reason) {
     const std::string group_resource = attributes.group.empty()
                                            ? attributes.resource
                                            : attributes.resource + "." + attributes.group;
-    status.message =
-        attributes.name.empty()
-            ? fmt::format("{} is forbidden: {}", group_resource, text)
-            : fmt::format("{} {} is forbidden: {}", group_resource, quoted(attributes.name), text);
+    status.message = attributes.name.empty()
+                         ? fmt::format("{} is forbidden: {}", group_resource, text)
+                         : fmt::format("{} {} is forbidden: {}", group_resource,
+                                       go_quoted(attributes.name), text);
     details.name = attributes.name;
     details.group = attributes.group;
     details.kind = attributes.resource;

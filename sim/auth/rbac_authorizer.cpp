@@ -8,26 +8,16 @@
 #include <vector>
 
 #include "sim/auth/required_type.hpp"
+#include "sim/json_fields.hpp"
 
 namespace rg::sim::auth {
 namespace {
 
 namespace json = boost::json;
 
-std::string_view string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? std::string_view(value->get_string())
-                                                : std::string_view();
-}
-
-const json::array* array_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_array() ? &value->get_array() : nullptr;
-}
-
 /// Whether the string list `key` of a rule holds `wanted` or "*".
 bool has(const json::object& rule, std::string_view key, std::string_view wanted) {
-  if (const auto* list = array_at(rule, key))
+  if (const auto* list = find_array(rule, key))
     for (const auto& item : *list)
       if (item.is_string() && (item.get_string() == "*" || item.get_string() == wanted))
         return true;
@@ -37,7 +27,7 @@ bool has(const json::object& rule, std::string_view key, std::string_view wanted
 bool resource_matches(const json::object& rule, const Attributes& a) {
   const std::string combined =
       a.subresource.empty() ? a.resource : a.resource + "/" + a.subresource;
-  const auto* resources = array_at(rule, "resources");
+  const auto* resources = find_array(rule, "resources");
   if (resources == nullptr) return false;
   for (const auto& item : *resources) {
     if (!item.is_string()) continue;
@@ -50,7 +40,7 @@ bool resource_matches(const json::object& rule, const Attributes& a) {
 }
 
 bool resource_name_matches(const json::object& rule, std::string_view name) {
-  const auto* names = array_at(rule, "resourceNames");
+  const auto* names = find_array(rule, "resourceNames");
   if (names == nullptr || names->empty()) return true;
   if (name.empty()) return false;
   for (const auto& item : *names)
@@ -59,7 +49,7 @@ bool resource_name_matches(const json::object& rule, std::string_view name) {
 }
 
 bool non_resource_url_matches(const json::object& rule, std::string_view path) {
-  const auto* urls = array_at(rule, "nonResourceURLs");
+  const auto* urls = find_array(rule, "nonResourceURLs");
   if (urls == nullptr) return false;
   for (const auto& item : *urls) {
     if (!item.is_string()) continue;
@@ -84,12 +74,12 @@ bool rule_allows(const json::object& rule, const Attributes& a) {
 /// rbac's appliesToUser: a subject names the user, one of its groups, or its ServiceAccount
 /// (namespace defaulting to the binding's).
 bool applies_to(const json::object& subject, const UserInfo& user, std::string_view binding_ns) {
-  const auto kind = string_at(subject, "kind");
-  const auto name = string_at(subject, "name");
+  const auto kind = string_view_at(subject, "kind");
+  const auto name = string_view_at(subject, "name");
   if (kind == "User") return user.name == name;
   if (kind == "Group") return user.in_group(name);
   if (kind == "ServiceAccount") {
-    auto ns = string_at(subject, "namespace");
+    auto ns = string_view_at(subject, "namespace");
     if (ns.empty()) ns = binding_ns;
     return !ns.empty() && user.name == service_account_username(ns, name);
   }
@@ -97,10 +87,10 @@ bool applies_to(const json::object& subject, const UserInfo& user, std::string_v
 }
 
 std::string describe_subject(const json::object& subject, std::string_view binding_ns) {
-  const auto kind = string_at(subject, "kind");
-  const auto name = string_at(subject, "name");
+  const auto kind = string_view_at(subject, "kind");
+  const auto name = string_view_at(subject, "name");
   if (kind == "ServiceAccount") {
-    auto ns = string_at(subject, "namespace");
+    auto ns = string_view_at(subject, "namespace");
     return fmt::format("{} \"{}/{}\"", kind, name, ns.empty() ? binding_ns : ns);
   }
   return fmt::format("{} \"{}\"", kind, name);
@@ -132,7 +122,7 @@ std::vector<std::string> RbacAuthorizer::visit_rules(const UserInfo& user,
     const auto listed = store_.list(bindings, binding_ns);
     for (const auto& stored : listed->items) {
       const json::object binding = stored->parse();
-      const auto* subjects = array_at(binding, "subjects");
+      const auto* subjects = find_array(binding, "subjects");
       if (subjects == nullptr) continue;
       const json::object* subject = nullptr;
       for (const auto& item : *subjects) {
@@ -145,8 +135,8 @@ std::vector<std::string> RbacAuthorizer::visit_rules(const UserInfo& user,
       const auto* ref_value = binding.if_contains("roleRef");
       if (ref_value == nullptr || !ref_value->is_object()) continue;
       const auto& ref = ref_value->get_object();
-      const RuleSource source{stored->name, binding_ns, string_at(ref, "kind"),
-                              string_at(ref, "name"), subject};
+      const RuleSource source{stored->name, binding_ns, string_view_at(ref, "kind"),
+                              string_view_at(ref, "name"), subject};
       ObjectPtr role;
       if (source.role_kind == "ClusterRole") {
         role = store_.get(cluster_roles_, "", source.role_name);
@@ -163,7 +153,7 @@ std::vector<std::string> RbacAuthorizer::visit_rules(const UserInfo& user,
       }
       if (!role) continue;
       const json::object role_object = role->parse();
-      const auto* rules = array_at(role_object, "rules");
+      const auto* rules = find_array(role_object, "rules");
       if (rules == nullptr) continue;
       for (const auto& rule : *rules)
         if (rule.is_object() && !visit(rule.get_object(), source)) return false;

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "sim/base64url.hpp"
+#include "sim/json_fields.hpp"
 
 namespace rg::sim::auth {
 namespace {
@@ -42,11 +43,6 @@ std::string random_uuid() {
 
 std::int64_t unix_seconds(std::chrono::system_clock::time_point time) {
   return std::chrono::duration_cast<std::chrono::seconds>(time.time_since_epoch()).count();
-}
-
-const json::string* string_at(const json::object& object, std::string_view key) {
-  const auto* value = object.if_contains(key);
-  return value != nullptr && value->is_string() ? &value->get_string() : nullptr;
 }
 
 }  // namespace
@@ -117,11 +113,11 @@ TokenVerdict ServiceAccountTokens::verify(std::string_view token,
   TokenClaims result;
   result.expires = std::chrono::system_clock::time_point(std::chrono::seconds(exp->get_int64()));
   if (result.expires <= now) return {std::nullopt, "service account token has expired"};
-  const auto* ns = string_at(kubernetes->get_object(), "namespace");
+  const auto* ns = find_string(kubernetes->get_object(), "namespace");
   const auto* sa = kubernetes->get_object().if_contains("serviceaccount");
   if (ns == nullptr || sa == nullptr || !sa->is_object()) return {};
-  const auto* name = string_at(sa->get_object(), "name");
-  const auto* uid = string_at(sa->get_object(), "uid");
+  const auto* name = find_string(sa->get_object(), "name");
+  const auto* uid = find_string(sa->get_object(), "uid");
   if (name == nullptr || uid == nullptr) return {};
   result.namespace_ = std::string(*ns);
   result.service_account = std::string(*name);
@@ -129,8 +125,8 @@ TokenVerdict ServiceAccountTokens::verify(std::string_view token,
   for (auto [key, kind] : {std::pair{"pod", "Pod"}, {"secret", "Secret"}, {"node", "Node"}}) {
     const auto* bound = kubernetes->get_object().if_contains(key);
     if (bound == nullptr || !bound->is_object()) continue;
-    const auto* bound_name = string_at(bound->get_object(), "name");
-    const auto* bound_uid = string_at(bound->get_object(), "uid");
+    const auto* bound_name = find_string(bound->get_object(), "name");
+    const auto* bound_uid = find_string(bound->get_object(), "uid");
     if (bound_name == nullptr || bound_uid == nullptr) return {};
     result.bound = BoundObject{kind, std::string(*bound_name), std::string(*bound_uid)};
   }

@@ -35,13 +35,6 @@ std::string template_identity(const json::object& pod_template) {
   return canonical_json(copy);
 }
 
-void set_count(json::object& status, std::string_view key, std::int64_t value) {
-  if (value == 0)
-    status.erase(key);
-  else
-    status[key] = value;
-}
-
 // A Deployment condition (with lastUpdateTime, which moves whenever the condition changes).
 void set_deployment_condition(json::array& conditions, std::string_view type,
                               std::string_view status, std::string_view reason,

@@ -36,4 +36,11 @@ bool set_condition(json::array& conditions, std::string_view type, std::string_v
 std::string now_time() { return client::format_time(std::chrono::system_clock::now()); }
 std::string now_micro_time() { return client::format_micro_time(std::chrono::system_clock::now()); }
 
+void set_count(json::object& status, std::string_view key, std::int64_t value) {
+  if (value == 0)
+    status.erase(key);
+  else
+    status[key] = value;
+}
+
 }  // namespace rg::sim::cluster

@@ -33,13 +33,6 @@ bool delete_before(const PodView* a, const PodView* b) {
   return a->created > b->created;
 }
 
-void set_count(json::object& status, std::string_view key, std::int64_t value) {
-  if (value == 0)
-    status.erase(key);
-  else
-    status[key] = value;
-}
-
 }  // namespace
 
 ReplicaSetController::ReplicaSetController(Context& context)
