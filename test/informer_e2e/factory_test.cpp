@@ -7,39 +7,11 @@
 #include "informer/shared_informer_factory.hpp"
 #include "test/informer_e2e/gate.hpp"
 #include "test/informer_e2e/recorder.hpp"
+#include "test/informer_e2e/running_factory.hpp"
 #include "test/informer_e2e/sim_fixture.hpp"
 
 namespace rg::informer::e2e {
 namespace {
-
-const client::ResourceRef kPods = client::resources::pods();
-
-// A factory started on the fixture's io_context and shut down on destruction.
-class RunningFactory {
- public:
-  RunningFactory(Fixture& fixture, SharedInformerFactoryOptions options)
-      : fixture_(fixture), factory(fixture.client, std::move(options)) {}
-  ~RunningFactory() {
-    if (started_) fixture_.await(factory.shutdown());
-  }
-  void start() {
-    started_ = true;
-    factory.start(fixture_.io.get_executor());
-  }
-  std::optional<CacheSyncResult> state(const std::string& name) const {
-    for (auto& result : factory.sync_state()) {
-      if (result.name == name) return result;
-    }
-    return std::nullopt;
-  }
-
- private:
-  Fixture& fixture_;
-  bool started_ = false;
-
- public:
-  SharedInformerFactory factory;
-};
 
 SharedInformerFactoryOptions fast_factory() {
   SharedInformerFactoryOptions options;
@@ -73,7 +45,7 @@ TEST_CASE("401/403 are surfaced with the server's reason, not as a bare timeout,
   auto options = fast_factory();
   options.observer = [&metrics](const std::string& name) { return metrics.observer(name); };
   RunningFactory run(f, options);
-  auto& pods = run.factory.informer_for<client::Pod>(kPods);
+  auto& pods = run.factory.informer_for<client::Pod>(client::resources::pods());
   run.start();
 
   REQUIRE(f.run_until([&] {
@@ -92,16 +64,17 @@ TEST_CASE("401/403 are surfaced with the server's reason, not as a bare timeout,
   f.sim.set_interception({});
   REQUIRE(f.run_until([&] { return run.state("pods")->synced; }));
   CHECK(run.state("pods")->health == reflector::Health::kHealthy);
-  f.require_cache_matches_server(pods.indexer(), kPods);
+  f.require_cache_matches_server(pods.indexer(), client::resources::pods());
 }
 
 TEST_CASE("the factory hands out one informer per resource and selectors") {
   Fixture f;
   SharedInformerFactory factory(f.client, fast_factory());
-  auto& a = factory.informer_for<client::Pod>(kPods);
-  auto& b = factory.informer_for<client::Pod>(kPods);
+  auto& a = factory.informer_for<client::Pod>(client::resources::pods());
+  auto& b = factory.informer_for<client::Pod>(client::resources::pods());
   auto& web = factory.informer_for<client::Pod>(
-      kPods, "web-pods", [](auto& options) { options.scope.label_selector = "app=web"; });
+      client::resources::pods(), "web-pods",
+      [](auto& options) { options.scope.label_selector = "app=web"; });
   CHECK(&a == &b);
   CHECK(&a != &web);
   CHECK(web.name() == "web-pods");
@@ -113,7 +86,7 @@ TEST_CASE("a handler that blocks stalls neither another handler nor the cache") 
   Gate gate;
   std::atomic<int> slow_calls{0};
   RunningFactory run(f, fast_factory());
-  auto& pods = run.factory.informer_for<client::Pod>(kPods);
+  auto& pods = run.factory.informer_for<client::Pod>(client::resources::pods());
   struct ReleaseOnExit {
     Gate& gate;
     ~ReleaseOnExit() { gate.release(); }  // before the factory shuts down

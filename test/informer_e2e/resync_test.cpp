@@ -15,13 +15,13 @@
 #include "informer/informer_metrics.hpp"
 #include "informer/shared_informer_factory.hpp"
 #include "test/informer_e2e/gate.hpp"
+#include "test/informer_e2e/running_factory.hpp"
 #include "test/informer_e2e/sim_fixture.hpp"
 
 namespace rg::informer::e2e {
 namespace {
 
 using namespace std::chrono_literals;
-const client::ResourceRef kPods = client::resources::pods();
 
 // Counts resyncs: updates whose old and new object have the same resourceVersion.
 struct ResyncCounter {
@@ -36,15 +36,6 @@ struct ResyncCounter {
                 },
             .on_delete = {}};
   }
-};
-
-// A factory on the fixture's io_context, shut down on destruction.
-struct RunningFactory {
-  RunningFactory(Fixture& f, SharedInformerFactoryOptions options)
-      : fixture(f), factory(f.client, std::move(options)) {}
-  ~RunningFactory() { fixture.await(factory.shutdown()); }
-  Fixture& fixture;
-  SharedInformerFactory factory;
 };
 
 SharedInformerFactoryOptions options_with_default_resync(Clock::duration period) {
@@ -78,10 +69,10 @@ TEST_CASE("a handler added after start with a resync period is resynced, though 
   Fixture f;
   f.create_pods("default", 5);
   RunningFactory run(f, options_with_default_resync(0s));
-  auto& pods = run.factory.informer_for<client::Pod>(kPods);
+  auto& pods = run.factory.informer_for<client::Pod>(client::resources::pods());
   ResyncCounter plain;
   pods.add_event_handler("plain", plain.handler());
-  run.factory.start(f.io.get_executor());
+  run.start();
   REQUIRE(f.run_until([&] { return pods.has_synced() && plain.adds == 5; }));
 
   // The resync loop was idle (no handler wanted resyncs); this one must wake it.
@@ -97,12 +88,12 @@ TEST_CASE("the factory's default resync period, and a later handler's shorter on
   f.create_pods("default", 5);
   // Handlers without a period of their own get the factory's (an hour here).
   RunningFactory run(f, options_with_default_resync(1h));
-  auto& pods = run.factory.informer_for<client::Pod>(kPods);
+  auto& pods = run.factory.informer_for<client::Pod>(client::resources::pods());
   ResyncCounter hourly;
   pods.add_event_handler("hourly", hourly.handler());
   ResyncCounter never;
   pods.add_event_handler("never", never.handler(), HandlerOptions{.resync_period = 0s});
-  run.factory.start(f.io.get_executor());
+  run.start();
   REQUIRE(f.run_until([&] { return pods.has_synced() && hourly.adds == 5 && never.adds == 5; }));
 
   // Added after start with a period far shorter than the hour the informer checks at: the check
@@ -121,7 +112,7 @@ TEST_CASE("a bounded handler that falls behind stalls its informer; its backlog 
   prometheus::Registry registry;
   InformerMetrics metrics(registry);
   RunningFactory run(f, options_with_default_resync(0s));
-  auto& pods = run.factory.informer_for<client::Pod>(kPods);
+  auto& pods = run.factory.informer_for<client::Pod>(client::resources::pods());
   Gate gate;
   struct ReleaseOnExit {
     Gate& gate;
@@ -141,7 +132,7 @@ TEST_CASE("a bounded handler that falls behind stalls its informer; its backlog 
   auto other_listener = pods.add_event_handler("other", other.handler());
   metrics.track_processing(
       "pods", [&pods] { return pods.fifo_depth(); }, [&pods] { return pods.handler_stats(); });
-  run.factory.start(f.io.get_executor());
+  run.start();
   REQUIRE(f.run_until([&] { return other.adds == 3 && slow_calls == 3; }));
 
   // The slow handler blocks on its first new pod; four more fill its buffer to the bound
@@ -175,14 +166,14 @@ TEST_CASE("a handler that throws is counted in informer_handler_failures_total")
   prometheus::Registry registry;
   InformerMetrics metrics(registry);
   RunningFactory run(f, options_with_default_resync(0s));
-  auto& pods = run.factory.informer_for<client::Pod>(kPods);
+  auto& pods = run.factory.informer_for<client::Pod>(client::resources::pods());
   pods.add_event_handler("throws",
                          {.on_add = [](const auto&, bool) { throw std::runtime_error("boom"); },
                           .on_update = {},
                           .on_delete = {}});
   metrics.track_processing(
       "pods", [&pods] { return pods.fifo_depth(); }, [&pods] { return pods.handler_stats(); });
-  run.factory.start(f.io.get_executor());
+  run.start();
   CHECK(f.run_until([&] {
     return scraped(metrics, "informer_handler_failures_total",
                    {{"resource", "pods"}, {"handler", "throws"}}) == 3;

@@ -14,13 +14,13 @@ using TimePoint = SuspectNodeDetector::TimePoint;
 
 namespace {
 
-const TimePoint kT0 = TimePoint(1'000'000s);
+const TimePoint kDetectorT0 = TimePoint(1'000'000s);
 
 // A cluster of nodes whose kubelets renew their Lease every `interval` (each at its own phase),
 // observed by the detector as the test lets time pass.
 struct Cluster {
   SuspectNodeDetector detector{SuspectNodeConfig{}};
-  TimePoint now = kT0;
+  TimePoint now = kDetectorT0;
   struct Kubelet {
     bool renewing = true;
     std::chrono::milliseconds interval{10s};
@@ -34,7 +34,7 @@ struct Cluster {
     for (int i = 0; i < nodes; ++i) {
       const std::string name = "node-" + std::to_string(i);
       // Phases spread over the interval, as real kubelets' are.
-      kubelets[name] = {true, 10s, kT0 + std::chrono::milliseconds(i * 10'000 / nodes), 0};
+      kubelets[name] = {true, 10s, kDetectorT0 + std::chrono::milliseconds(i * 10'000 / nodes), 0};
       detector.node_seen(name, true, "hb", "True", now);
       detector.lease_seen(name, "renew-0", now);
     }
@@ -246,11 +246,12 @@ TEST_CASE("the NotReady transition is timed on the operator's clock") {
 
 TEST_CASE("renewal gaps are reported as observed") {
   SuspectNodeDetector d{SuspectNodeConfig{}};
-  d.node_seen("a", true, "", "True", kT0);
-  CHECK_FALSE(d.lease_seen("a", "r1", kT0));        // first sight: no gap
-  CHECK_FALSE(d.lease_seen("a", "r1", kT0 + 3s));   // unchanged (a relist)
-  CHECK_FALSE(d.lease_seen("a", "r2", kT0 + 10s));  // first renewal: nothing to measure from
-  CHECK(d.lease_seen("a", "r3", kT0 + 20400ms) == 10400ms);
+  d.node_seen("a", true, "", "True", kDetectorT0);
+  CHECK_FALSE(d.lease_seen("a", "r1", kDetectorT0));       // first sight: no gap
+  CHECK_FALSE(d.lease_seen("a", "r1", kDetectorT0 + 3s));  // unchanged (a relist)
+  CHECK_FALSE(
+      d.lease_seen("a", "r2", kDetectorT0 + 10s));  // first renewal: nothing to measure from
+  CHECK(d.lease_seen("a", "r3", kDetectorT0 + 20400ms) == 10400ms);
 }
 
 TEST_CASE("a pod seen turn Ready proves its node alive and ends the suspicion") {

@@ -12,8 +12,8 @@ namespace {
 namespace json = boost::json;
 using namespace std::chrono_literals;
 
-const auto kT0 = std::chrono::steady_clock::time_point(1000s);
-const std::vector<SuspectEpisode> kSuspects = {{"dead", kT0}};
+const auto kMarksT0 = std::chrono::steady_clock::time_point(1000s);
+const std::vector<SuspectEpisode> kSuspects = {{"dead", kMarksT0}};
 
 PodReadiness pod(std::string name, std::string node, bool ready = true, bool guarded = true) {
   return {.namespace_ = "shop",
@@ -63,7 +63,7 @@ TEST_CASE("once per episode: a pod Ready again in the same episode is left; a ne
   CHECK(names(plan_not_ready_marks(kSuspects, pods, {.enabled = true}, marked)) ==
         std::vector<std::string>{"b"});
   // The node showed life, and later turned suspect again: a new episode.
-  const std::vector<SuspectEpisode> later = {{"dead", kT0 + 30s}};
+  const std::vector<SuspectEpisode> later = {{"dead", kMarksT0 + 30s}};
   marked.keep_only(later);
   CHECK_FALSE(marked.contains(kSuspects.front(), "uid-a"));
   CHECK(names(plan_not_ready_marks(later, pods, {.enabled = true}, marked)) ==
@@ -73,7 +73,7 @@ TEST_CASE("once per episode: a pod Ready again in the same episode is left; a ne
   marked.keep_only(later);
   CHECK(marked.contains(later.front(), "uid-a"));
   // A new episode of the same node replaces the old one's record.
-  marked.add({"dead", kT0 + 60s}, "uid-b");
+  marked.add({"dead", kMarksT0 + 60s}, "uid-b");
   CHECK_FALSE(marked.contains(later.front(), "uid-a"));
 }
 

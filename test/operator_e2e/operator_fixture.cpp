@@ -19,6 +19,7 @@
 namespace rg::op::testing {
 namespace json = boost::json;
 using sim::testing::condition_status;
+using sim::testing::node_of;
 
 sim::ClusterOptions e2e_cluster_options() {
   sim::ClusterOptions options = sim::ClusterOptions{}.scaled(0.01);
@@ -85,12 +86,6 @@ std::string label(const json::object& object, std::string_view key) {
   if (labels == nullptr || !labels->is_object()) return "";
   const auto* value = labels->as_object().if_contains(key);
   return value != nullptr && value->is_string() ? std::string(value->as_string()) : "";
-}
-
-std::string node_of(const json::object& pod) {
-  const auto* spec = pod.if_contains("spec");
-  const auto* name = spec != nullptr ? spec->as_object().if_contains("nodeName") : nullptr;
-  return name != nullptr && name->is_string() ? std::string(name->as_string()) : "";
 }
 
 // ClusterFixture::type() knows v1 kinds only.

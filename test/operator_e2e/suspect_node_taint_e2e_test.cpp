@@ -60,8 +60,8 @@ std::vector<std::string> node_names(const OperatorFixture& f) {
 }
 
 // The pods of `app` bound to `node`, by name.
-std::set<std::string> pods_on(const OperatorFixture& f, const std::string& app,
-                              const std::string& node) {
+std::set<std::string> pod_names_on(const OperatorFixture& f, const std::string& app,
+                                   const std::string& node) {
   std::set<std::string> names;
   for (const auto& pod : f.cluster.list("", "pods", "default")) {
     const auto& meta = pod.at("metadata").as_object();
@@ -83,7 +83,7 @@ TEST_CASE("a suspect node is tainted, gets no new pod, and is untainted when its
   f.start_operator(taint_options(true));
   guard_and_settle(f, "web", 8, {{"replica-guard.io/max-surge", "100%"}});
   const auto failed = f.fail_busiest_node("web");
-  const std::set<std::string> there = pods_on(f, "web", failed.node);
+  const std::set<std::string> there = pod_names_on(f, "web", failed.node);
   bool ready_when_tainted = false;
   CHECK(f.run_until([&] {
     ready_when_tainted = f.node_ready(failed.node);
@@ -106,11 +106,11 @@ TEST_CASE("a suspect node is tainted, gets no new pod, and is untainted when its
   f.cluster.create_deployment("probe", 12);
   CHECK(f.run_until([&] {
     std::size_t bound = 0;
-    for (const std::string& node : node_names(f)) bound += pods_on(f, "probe", node).size();
+    for (const std::string& node : node_names(f)) bound += pod_names_on(f, "probe", node).size();
     return bound == 12;
   }));
-  CHECK(pods_on(f, "probe", failed.node).empty());
-  CHECK(pods_on(f, "web", failed.node) == there);
+  CHECK(pod_names_on(f, "probe", failed.node).empty());
+  CHECK(pod_names_on(f, "web", failed.node) == there);
 
   // The kubelet is back: its Lease renews, the taint goes.
   f.cluster.stop_kubelet(failed.node, false);

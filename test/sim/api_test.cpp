@@ -7,6 +7,7 @@
 
 namespace json = boost::json;
 using rg::sim::test::call;
+using rg::sim::test::rv_of;
 using rg::sim::test::str;
 
 namespace {
@@ -21,10 +22,6 @@ std::string deployment(const std::string& name) {
          R"("},"spec":{"replicas":2,"selector":{"matchLabels":{"app":")" + name +
          R"("}},"template":{"metadata":{"labels":{"app":")" + name +
          R"("}},"spec":{"containers":[{"name":"c","image":"nginx:1"}]}}}})";
-}
-
-std::string rv_of(const json::value& object) {
-  return std::string(object.at("metadata").at("resourceVersion").as_string());
 }
 
 }  // namespace

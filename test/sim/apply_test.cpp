@@ -7,16 +7,16 @@
 
 #include "sim/server.hpp"
 #include "test/client/protobuf/encoder.hpp"
+#include "test/sim/api_paths.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace json = boost::json;
 using rg::sim::test::call;
+using rg::sim::test::kConfigMaps;
+using rg::sim::test::kDeployments;
 using rg::sim::test::Reply;
 
 namespace {
-
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
-const std::string kDeployments = "/apis/apps/v1/namespaces/default/deployments";
 
 Reply apply(unsigned short port, const std::string& path, const std::string& body,
             const std::string& query) {

@@ -5,33 +5,30 @@
 
 #include "sim/server.hpp"
 #include "test/client/protobuf/encoder.hpp"
+#include "test/sim/api_paths.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace json = boost::json;
 using rg::sim::test::call;
+using rg::sim::test::kTableAccept;
+using rg::sim::test::kWebScaleTarget;
 using rg::sim::test::str;
 
 namespace {
 
 const std::string kHpas = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
-const std::string kTableAccept =
-    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
-    "g=meta.k8s.io,application/json";
 
-std::string hpa(const std::string& name, const std::string& spec) {
+std::string hpa_v2(const std::string& name, const std::string& spec) {
   return R"({"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":")" +
          name + R"("},"spec":)" + spec + "}";
 }
-
-const std::string kTarget =
-    R"("scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"})";
 
 }  // namespace
 
 TEST_CASE("HPA defaults: minReplicas 1, CPU at 80%, behavior completed only when given") {
   rg::sim::Server server;
-  auto created =
-      call(server.port(), "POST", kHpas, hpa("web", "{" + kTarget + R"(,"maxReplicas":5})"));
+  auto created = call(server.port(), "POST", kHpas,
+                      hpa_v2("web", "{" + kWebScaleTarget + R"(,"maxReplicas":5})"));
   REQUIRE_MESSAGE(created.status == 201, created.body);
   const auto web = created.json();
   const auto& spec = web.at("spec").as_object();
@@ -41,9 +38,9 @@ TEST_CASE("HPA defaults: minReplicas 1, CPU at 80%, behavior completed only when
   CHECK(!spec.contains("behavior"));
 
   auto tuned = call(server.port(), "POST", kHpas,
-                    hpa("api", "{" + kTarget +
-                                   R"(,"minReplicas":2,"maxReplicas":6,"behavior":{"scaleDown":)"
-                                   R"({"stabilizationWindowSeconds":60}}})"));
+                    hpa_v2("api", "{" + kWebScaleTarget +
+                                      R"(,"minReplicas":2,"maxReplicas":6,"behavior":{"scaleDown":)"
+                                      R"({"stabilizationWindowSeconds":60}}})"));
   REQUIRE_MESSAGE(tuned.status == 201, tuned.body);
   const auto api = tuned.json();
   const auto& behavior = api.at("spec").at("behavior");
@@ -60,8 +57,8 @@ TEST_CASE("HPA defaults: minReplicas 1, CPU at 80%, behavior completed only when
 TEST_CASE("HPA validation: the API server's 422 messages and causes") {
   rg::sim::Server server;
   auto port = server.port();
-  auto below =
-      call(port, "POST", kHpas, hpa("web", "{" + kTarget + R"(,"minReplicas":3,"maxReplicas":2})"));
+  auto below = call(port, "POST", kHpas,
+                    hpa_v2("web", "{" + kWebScaleTarget + R"(,"minReplicas":3,"maxReplicas":2})"));
   CHECK(below.status == 422);
   CHECK(str(below.json().at("message")) ==
         "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: spec.maxReplicas: Invalid value: "
@@ -72,7 +69,8 @@ TEST_CASE("HPA validation: the API server's 422 messages and causes") {
       json::parse(R"([{"reason":"FieldValueInvalid","message":"Invalid value: 2: must be greater )"
                   R"(than or equal to `minReplicas`","field":"spec.maxReplicas"}])"));
 
-  auto untargeted = call(port, "POST", kHpas, hpa("web", R"({"minReplicas":0,"maxReplicas":1})"));
+  auto untargeted =
+      call(port, "POST", kHpas, hpa_v2("web", R"({"minReplicas":0,"maxReplicas":1})"));
   CHECK(untargeted.status == 422);
   CHECK(str(untargeted.json().at("message")) ==
         "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: [spec.minReplicas: Invalid value: "
@@ -81,10 +79,10 @@ TEST_CASE("HPA validation: the API server's 422 messages and causes") {
 
   auto rules =
       call(port, "POST", kHpas,
-           hpa("web", "{" + kTarget +
-                          R"(,"maxReplicas":3,"behavior":{"scaleUp":{"selectPolicy":"Most",)"
-                          R"("stabilizationWindowSeconds":4000,"policies":[{"type":"Pods",)"
-                          R"("value":0,"periodSeconds":15}]}}})"));
+           hpa_v2("web", "{" + kWebScaleTarget +
+                             R"(,"maxReplicas":3,"behavior":{"scaleUp":{"selectPolicy":"Most",)"
+                             R"("stabilizationWindowSeconds":4000,"policies":[{"type":"Pods",)"
+                             R"("value":0,"periodSeconds":15}]}}})"));
   CHECK(rules.status == 422);
   CHECK(
       str(rules.json().at("message")) ==
@@ -96,9 +94,9 @@ TEST_CASE("HPA validation: the API server's 422 messages and causes") {
 
   auto metric =
       call(port, "POST", kHpas,
-           hpa("web", "{" + kTarget +
-                          R"(,"maxReplicas":3,"metrics":[{"type":"Resource",)"
-                          R"("resource":{"name":"cpu","target":{"type":"Utilization"}}}]})"));
+           hpa_v2("web", "{" + kWebScaleTarget +
+                             R"(,"maxReplicas":3,"metrics":[{"type":"Resource",)"
+                             R"("resource":{"name":"cpu","target":{"type":"Utilization"}}}]})"));
   CHECK(metric.status == 422);
   CHECK(str(metric.json().at("message")) ==
         "HorizontalPodAutoscaler.autoscaling \"web\" is invalid: "
@@ -106,8 +104,8 @@ TEST_CASE("HPA validation: the API server's 422 messages and causes") {
         "target raw value or a target utilization");
 
   // Updates are validated too.
-  REQUIRE(call(port, "POST", kHpas, hpa("ok", "{" + kTarget + R"(,"maxReplicas":3})")).status ==
-          201);
+  REQUIRE(call(port, "POST", kHpas, hpa_v2("ok", "{" + kWebScaleTarget + R"(,"maxReplicas":3})"))
+              .status == 201);
   auto patched = call(port, "PATCH", kHpas + "/ok", R"({"spec":{"maxReplicas":0}})",
                       {{"Content-Type", "application/merge-patch+json"}});
   CHECK(patched.status == 422);
@@ -117,14 +115,14 @@ TEST_CASE("kubectl get hpa: the built-in printer's columns and cells") {
   rg::sim::Server server;
   auto port = server.port();
   REQUIRE(call(port, "POST", kHpas,
-               hpa("web", "{" + kTarget +
-                              R"(,"minReplicas":2,"maxReplicas":5,"metrics":[)"
-                              R"({"type":"Resource","resource":{"name":"cpu","target":)"
-                              R"({"type":"Utilization","averageUtilization":50}}},)"
-                              R"({"type":"Pods","pods":{"metric":{"name":"rps"},"target":)"
-                              R"({"type":"AverageValue","averageValue":"10"}}},)"
-                              R"({"type":"Resource","resource":{"name":"memory","target":)"
-                              R"({"type":"AverageValue","averageValue":"1Gi"}}}]})"))
+               hpa_v2("web", "{" + kWebScaleTarget +
+                                 R"(,"minReplicas":2,"maxReplicas":5,"metrics":[)"
+                                 R"({"type":"Resource","resource":{"name":"cpu","target":)"
+                                 R"({"type":"Utilization","averageUtilization":50}}},)"
+                                 R"({"type":"Pods","pods":{"metric":{"name":"rps"},"target":)"
+                                 R"({"type":"AverageValue","averageValue":"10"}}},)"
+                                 R"({"type":"Resource","resource":{"name":"memory","target":)"
+                                 R"({"type":"AverageValue","averageValue":"1Gi"}}}]})"))
               .status == 201);
   auto table = call(port, "GET", kHpas, "", {{"Accept", kTableAccept}});
   REQUIRE(table.status == 200);

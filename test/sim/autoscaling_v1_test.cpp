@@ -7,10 +7,12 @@
 #include "sim/hpa_conversion.hpp"
 #include "sim/server.hpp"
 #include "test/client/protobuf/encoder.hpp"
+#include "test/sim/api_paths.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace json = boost::json;
 using rg::sim::test::call;
+using rg::sim::test::kWebScaleTarget;
 using rg::sim::test::str;
 using rg::sim::test::WatchStream;
 
@@ -18,9 +20,6 @@ namespace {
 
 const std::string kV1 = "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers";
 const std::string kV2 = "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers";
-const std::string kTarget =
-    R"("scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"})";
-
 std::string hpa(const std::string& version, const std::string& name, const std::string& spec) {
   return R"({"apiVersion":"autoscaling/)" + version +
          R"(","kind":"HorizontalPodAutoscaler","metadata":{"name":")" + name + R"("},"spec":)" +
@@ -58,14 +57,14 @@ TEST_CASE("v1 -> v2 -> v1: targetCPUUtilizationPercentage is the CPU Utilization
   auto port = server.port();
   auto created = call(port, "POST", kV1 + "?fieldManager=old-client",
                       hpa("v1", "web",
-                          "{" + kTarget +
+                          "{" + kWebScaleTarget +
                               R"(,"minReplicas":2,"maxReplicas":5,)"
                               R"("targetCPUUtilizationPercentage":70})"));
   REQUIRE_MESSAGE(created.status == 201, created.body);
   const auto v1 = created.json();
   CHECK(v1.at("apiVersion") == "autoscaling/v1");
   CHECK(v1.at("kind") == "HorizontalPodAutoscaler");
-  CHECK(v1.at("spec") == json::parse("{" + kTarget +
+  CHECK(v1.at("spec") == json::parse("{" + kWebScaleTarget +
                                      R"(,"minReplicas":2,"maxReplicas":5,)"
                                      R"("targetCPUUtilizationPercentage":70})"));
   CHECK(v1.at("status") == json::parse(R"({"currentReplicas":0,"desiredReplicas":0})"));
@@ -89,7 +88,8 @@ TEST_CASE("v1 -> v2 -> v1: targetCPUUtilizationPercentage is the CPU Utilization
   CHECK(again.json() == v1);
 
   // Without a CPU target, v1 means the 80% default.
-  auto bare = call(port, "POST", kV1, hpa("v1", "bare", "{" + kTarget + R"(,"maxReplicas":3})"));
+  auto bare =
+      call(port, "POST", kV1, hpa("v1", "bare", "{" + kWebScaleTarget + R"(,"maxReplicas":3})"));
   REQUIRE_MESSAGE(bare.status == 201, bare.body);
   CHECK(bare.json().at("spec").at("targetCPUUtilizationPercentage") == 80);
   CHECK(bare.json().at("spec").at("minReplicas") == 1);
@@ -104,7 +104,7 @@ TEST_CASE("v2 -> v1 -> v2: other metrics, current metrics, conditions and behavi
       R"({"type":"Utilization","averageUtilization":60}}}])";
   auto created = call(port, "POST", kV2,
                       hpa("v2", "web",
-                          "{" + kTarget + R"(,"maxReplicas":5,"metrics":)" + metrics +
+                          "{" + kWebScaleTarget + R"(,"maxReplicas":5,"metrics":)" + metrics +
                               R"(,"behavior":{"scaleDown":{"stabilizationWindowSeconds":60}}})"));
   REQUIRE_MESSAGE(created.status == 201, created.body);
   auto object = created.json();
@@ -156,9 +156,8 @@ TEST_CASE("v2 -> v1 -> v2: other metrics, current metrics, conditions and behavi
 TEST_CASE("patches, server-side apply, the status subresource and delete through v1") {
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(
-      call(port, "POST", kV2, hpa("v2", "web", "{" + kTarget + R"(,"maxReplicas":5})")).status ==
-      201);
+  REQUIRE(call(port, "POST", kV2, hpa("v2", "web", "{" + kWebScaleTarget + R"(,"maxReplicas":5})"))
+              .status == 201);
   const auto cpu_target = [&] {
     return call(port, "GET", kV2 + "/web")
         .json()
@@ -217,7 +216,7 @@ TEST_CASE("patches, server-side apply, the status subresource and delete through
   auto apply_created = call(port, "PATCH", kV1 + "/fresh?fieldManager=helm",
                             R"({"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler",)"
                             R"("metadata":{"name":"fresh"},"spec":{)" +
-                                kTarget + R"(,"maxReplicas":2}})",
+                                kWebScaleTarget + R"(,"maxReplicas":2}})",
                             {{"Content-Type", "application/apply-patch+yaml"}});
   REQUIRE_MESSAGE(apply_created.status == 201, apply_created.body);
   CHECK(call(port, "GET", kV2 + "/fresh").status == 200);
@@ -248,8 +247,8 @@ TEST_CASE("patches, server-side apply, the status subresource and delete through
 TEST_CASE("lists and watches of one version see writes through the other, converted") {
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(call(port, "POST", kV2, hpa("v2", "a", "{" + kTarget + R"(,"maxReplicas":2})")).status ==
-          201);
+  REQUIRE(call(port, "POST", kV2, hpa("v2", "a", "{" + kWebScaleTarget + R"(,"maxReplicas":2})"))
+              .status == 201);
   auto list = call(port, "GET", kV1);
   REQUIRE(list.status == 200);
   CHECK(list.json().at("kind") == "HorizontalPodAutoscalerList");
@@ -259,10 +258,11 @@ TEST_CASE("lists and watches of one version see writes through the other, conver
 
   WatchStream v1_watch(port, kV1 + "?watch=true&resourceVersion=" + rv);
   WatchStream v2_watch(port, kV2 + "?watch=true&resourceVersion=" + rv);
-  REQUIRE(call(port, "POST", kV1,
-               hpa("v1", "b",
-                   "{" + kTarget + R"(,"maxReplicas":3,"targetCPUUtilizationPercentage":45})"))
-              .status == 201);
+  REQUIRE(
+      call(port, "POST", kV1,
+           hpa("v1", "b",
+               "{" + kWebScaleTarget + R"(,"maxReplicas":3,"targetCPUUtilizationPercentage":45})"))
+          .status == 201);
   REQUIRE(call(port, "PATCH", kV2 + "/a", R"({"spec":{"maxReplicas":4}})",
                {{"Content-Type", "application/merge-patch+json"}})
               .status == 200);
@@ -355,10 +355,11 @@ TEST_CASE("discovery serves autoscaling v2 (preferred) and v1") {
 TEST_CASE("kubectl get hpa.v1.autoscaling: the same columns, v1 objects in the rows") {
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(call(port, "POST", kV1,
-               hpa("v1", "web",
-                   "{" + kTarget + R"(,"maxReplicas":5,"targetCPUUtilizationPercentage":50})"))
-              .status == 201);
+  REQUIRE(
+      call(port, "POST", kV1,
+           hpa("v1", "web",
+               "{" + kWebScaleTarget + R"(,"maxReplicas":5,"targetCPUUtilizationPercentage":50})"))
+          .status == 201);
   auto table = call(port, "GET", kV1 + "?includeObject=Object", "",
                     {{"Accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}});
   REQUIRE(table.status == 200);
@@ -394,9 +395,8 @@ TEST_CASE("deletecollection through v1 answers v1 objects") {
   rg::sim::Server server;
   auto port = server.port();
   for (std::string name : {"a", "b"})
-    REQUIRE(
-        call(port, "POST", kV2, hpa("v2", name, "{" + kTarget + R"(,"maxReplicas":2})")).status ==
-        201);
+    REQUIRE(call(port, "POST", kV2, hpa("v2", name, "{" + kWebScaleTarget + R"(,"maxReplicas":2})"))
+                .status == 201);
   auto deleted = call(port, "DELETE", kV1);
   REQUIRE_MESSAGE(deleted.status == 200, deleted.body);
   const auto list = deleted.json();
@@ -434,8 +434,8 @@ TEST_CASE("RBAC: a rule on horizontalpodautoscalers in autoscaling covers both v
       {"Authorization", "Bearer " + str(token.json().at("status").at("token"))}};
   CHECK(call(port, "GET", kV1, "", reader).status == 200);
   CHECK(call(port, "GET", kV2, "", reader).status == 200);
-  auto denied =
-      call(port, "POST", kV1, hpa("v1", "web", "{" + kTarget + R"(,"maxReplicas":2})"), reader);
+  auto denied = call(port, "POST", kV1,
+                     hpa("v1", "web", "{" + kWebScaleTarget + R"(,"maxReplicas":2})"), reader);
   CHECK(denied.status == 403);
   CHECK(str(denied.json().at("message")) ==
         "horizontalpodautoscalers.autoscaling is forbidden: User "
@@ -484,7 +484,7 @@ TEST_CASE("the conversion of every metric source: v1's shapes in the annotations
 
 TEST_CASE("a v1 write with a round-trip annotation that is not JSON gets 400") {
   rg::sim::Server server;
-  auto body = json::parse(hpa("v1", "web", "{" + kTarget + R"(,"maxReplicas":2})"));
+  auto body = json::parse(hpa("v1", "web", "{" + kWebScaleTarget + R"(,"maxReplicas":2})"));
   body.at("metadata").as_object()["annotations"] =
       json::object{{"autoscaling.alpha.kubernetes.io/metrics", "not json"}};
   auto created = call(server.port(), "POST", kV1, json::serialize(body));
@@ -498,7 +498,7 @@ TEST_CASE("a v1 write with a round-trip annotation that is not JSON gets 400") {
 TEST_CASE("dry-run create through v1 answers the v1 object and stores nothing") {
   rg::sim::Server server;
   auto created = call(server.port(), "POST", kV1 + "?dryRun=All",
-                      hpa("v1", "web", "{" + kTarget + R"(,"maxReplicas":2})"));
+                      hpa("v1", "web", "{" + kWebScaleTarget + R"(,"maxReplicas":2})"));
   REQUIRE_MESSAGE(created.status == 201, created.body);
   CHECK(created.json().at("apiVersion") == "autoscaling/v1");
   CHECK(created.json().at("spec").at("targetCPUUtilizationPercentage") == 80);
@@ -509,10 +509,11 @@ TEST_CASE(
     "a write through one version takes the changed fields from the other version's managers") {
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(call(port, "POST", kV1 + "?fieldManager=old-client",
-               hpa("v1", "web",
-                   "{" + kTarget + R"(,"maxReplicas":5,"targetCPUUtilizationPercentage":70})"))
-              .status == 201);
+  REQUIRE(
+      call(port, "POST", kV1 + "?fieldManager=old-client",
+           hpa("v1", "web",
+               "{" + kWebScaleTarget + R"(,"maxReplicas":5,"targetCPUUtilizationPercentage":70})"))
+          .status == 201);
   // Through v2, another manager changes the CPU metric (v1's targetCPUUtilizationPercentage).
   auto patched = call(port, "PATCH", kV2 + "/web?fieldManager=new-client",
                       R"({"spec":{"metrics":[{"type":"Resource","resource":{"name":"cpu","target":)"

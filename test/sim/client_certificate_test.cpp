@@ -23,10 +23,12 @@
 #include "client/config/resolve.hpp"
 #include "client/rest/rest_client.hpp"
 #include "sim/server.hpp"
+#include "test/sim/auth_cluster.hpp"
 #include "test/sim/tls_client.hpp"
 
 namespace json = boost::json;
 using rg::client::CertificateAndKey;
+using rg::sim::test::bearer;
 using rg::sim::test::str;
 using rg::sim::test::tls_call;
 using Headers = std::vector<std::pair<std::string, std::string>>;
@@ -39,8 +41,6 @@ rg::sim::ServerOptions secured_https() {
   options.auth.enabled = true;
   return options;
 }
-
-Headers bearer(const std::string& token) { return {{"Authorization", "Bearer " + token}}; }
 
 const std::string kReviewPath = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
 const std::string kReview =

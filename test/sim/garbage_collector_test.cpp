@@ -7,15 +7,15 @@
 #include <string>
 
 #include "sim/server.hpp"
+#include "test/sim/api_paths.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace json = boost::json;
 using rg::sim::test::call;
+using rg::sim::test::kConfigMaps;
 using rg::sim::test::str;
 
 namespace {
-
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
 
 // An ownerReferences entry for `owner` (a created object as the server answered it).
 std::string reference(const json::value& owner) {

@@ -88,6 +88,11 @@ inline std::string str(const boost::json::value& value) {
   return value.is_string() ? std::string(value.get_string()) : boost::json::serialize(value);
 }
 
+/// metadata.resourceVersion of an object as the server answered it.
+inline std::string rv_of(const boost::json::value& object) {
+  return str(object.at("metadata").at("resourceVersion"));
+}
+
 /// Reads a streaming (watch) response line by line.
 class WatchStream {
  public:

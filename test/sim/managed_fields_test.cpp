@@ -19,7 +19,7 @@ using rg::sim::apply::WriteTarget;
 
 namespace {
 
-json::object object_of(std::string_view text) { return json::parse(text).as_object(); }
+json::object parse_object(std::string_view text) { return json::parse(text).as_object(); }
 
 const json::array& managed_fields(const json::object& object) {
   return object.at("metadata").at("managedFields").as_array();
@@ -28,14 +28,14 @@ const json::array& managed_fields(const json::object& object) {
 }  // namespace
 
 TEST_CASE("is_encoded_entry: exactly what encode_entry writes") {
-  const auto item = object_of(
+  const auto item = parse_object(
       R"({"manager":"m","operation":"Update","apiVersion":"apps/v1","time":"2020-01-01T00:00:00Z",
           "fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}},"subresource":"scale"})");
   REQUIRE(entry_of(item).has_value());
   CHECK(encode_entry(*entry_of(item)) == item);
   CHECK(is_encoded_entry(item));
   // (boost::json's erase() moves the last member into the gap: build it, not erase.)
-  const auto without_optional = object_of(
+  const auto without_optional = parse_object(
       R"({"manager":"m","operation":"Apply","apiVersion":"v1","fieldsType":"FieldsV1",
           "fieldsV1":{"f:data":{}}})");
   CHECK(is_encoded_entry(without_optional));
@@ -61,7 +61,7 @@ TEST_CASE("is_encoded_entry: exactly what encode_entry writes") {
 }
 
 TEST_CASE("record_update keeps untouched entries as they are and re-encodes touched ones") {
-  const auto before = object_of(R"({"apiVersion":"apps/v1","kind":"Deployment",
+  const auto before = parse_object(R"({"apiVersion":"apps/v1","kind":"Deployment",
       "metadata":{"name":"d","labels":{"x":"1"},"managedFields":[
         {"manager":"b","operation":"Update","apiVersion":"apps/v1","time":"2020-01-01T00:00:00Z",
          "fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:x":{}}}}},
@@ -75,7 +75,7 @@ TEST_CASE("record_update keeps untouched entries as they are and re-encodes touc
   const auto& entries = managed_fields(after);
   REQUIRE(entries.size() == 3);
   CHECK(entries.at(0) == managed_fields(before).at(0));  // b: untouched, as it was
-  CHECK(entries.at(1) == object_of(R"({"manager":"a","operation":"Update","apiVersion":"apps/v1",
+  CHECK(entries.at(1) == parse_object(R"({"manager":"a","operation":"Update","apiVersion":"apps/v1",
       "time":"2021-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:paused":{}}}})"));
   const auto& writer = entries.at(2).as_object();
   CHECK(writer.at("manager") == "c");
@@ -94,7 +94,7 @@ TEST_CASE("record_update keeps untouched entries as they are and re-encodes touc
 }
 
 TEST_CASE("managedFields sent in another form are encoded, and what is no entry is dropped") {
-  const auto before = object_of(R"({"apiVersion":"v1","kind":"ConfigMap",
+  const auto before = parse_object(R"({"apiVersion":"v1","kind":"ConfigMap",
       "metadata":{"name":"c"},"data":{"k":"v"}})");
   auto after = before;
   after["metadata"].as_object()["managedFields"] = json::parse(R"([

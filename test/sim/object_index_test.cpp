@@ -22,7 +22,7 @@ const rg::sim::ResourceType& pods() {
   return *rg::sim::ResourceTable::builtin().find("", "v1", "pods");
 }
 
-ObjectPtr pod(const std::string& ns, const std::string& name, int generation = 0) {
+ObjectPtr stored_pod(const std::string& ns, const std::string& name, int generation = 0) {
   boost::json::object object;
   object["metadata"] = {{"namespace", ns}, {"name", name}, {"generation", generation}};
   return rg::sim::make_stored_object(pods(), object);
@@ -37,7 +37,7 @@ std::vector<std::string> keys(const ObjectRange& range) {
 }  // namespace
 
 TEST_CASE("compare_key orders as the concatenated key does") {
-  auto object = pod("a", "b");
+  auto object = stored_pod("a", "b");
   const std::string self = "a/b";
   const std::vector<std::string> others = {
       "a/b", "a-x/c", "a/a", "a/c", "a", "a0", "", std::string("a/b\0", 4), "b", "a/", "a.b"};
@@ -47,12 +47,12 @@ TEST_CASE("compare_key orders as the concatenated key does") {
 
 TEST_CASE("a copy keeps its state while the original changes") {
   ObjectIndex index;
-  index.insert(pod("ns", "a"));
-  index.insert(pod("ns", "b"));
+  index.insert(stored_pod("ns", "a"));
+  index.insert(stored_pod("ns", "b"));
   const ObjectIndex before = index;
-  index.insert(pod("ns", "c"));
+  index.insert(stored_pod("ns", "c"));
   index.erase("ns/a");
-  index.insert(pod("ns", "b", 7));
+  index.insert(stored_pod("ns", "b", 7));
   CHECK(keys({before, ""}) == std::vector<std::string>{"ns/a", "ns/b"});
   CHECK(keys({index, ""}) == std::vector<std::string>{"ns/b", "ns/c"});
   CHECK(before.find("ns/b")->body != index.find("ns/b")->body);
@@ -65,7 +65,7 @@ TEST_CASE("a copy keeps its state while the original changes") {
 TEST_CASE("ranges select one namespace, even beside namespaces sharing its prefix") {
   ObjectIndex index;
   for (std::string ns : {"a", "a-b", "a.b", "ab", "b"})
-    for (std::string name : {"x", "y"}) index.insert(pod(ns, name));
+    for (std::string name : {"x", "y"}) index.insert(stored_pod(ns, name));
   ObjectRange a{index, "a"};
   CHECK(keys(a) == std::vector<std::string>{"a/x", "a/y"});
   CHECK(a.size() == 2);
@@ -95,7 +95,7 @@ TEST_CASE("random inserts, replacements and erases match std::map, with snapshot
       index.erase(key);
       model.erase(key);
     } else {
-      index.insert(pod(ns, name, step));
+      index.insert(stored_pod(ns, name, step));
       model[key] = step;
     }
     if (step % 500 == 0) snapshots.emplace_back(index, model);

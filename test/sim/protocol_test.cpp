@@ -3,31 +3,28 @@
 #include <doctest/doctest.h>
 
 #include "sim/server.hpp"
+#include "test/sim/api_paths.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace json = boost::json;
 using rg::sim::test::call;
+using rg::sim::test::kDeployments;
+using rg::sim::test::kTableAccept;
 using rg::sim::test::str;
 using rg::sim::test::WatchStream;
 
 namespace {
 
-const std::string kTableAccept =
-    "application/json;as=Table;v=v1;g=meta.k8s.io,application/"
-    "json;as=Table;v=v1beta1;g=meta.k8s.io,"
-    "application/json";
 const std::string kDiscoveryAccept =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/"
     "json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
 
-std::string deployment(const std::string& name) {
+std::string deployment_with_env(const std::string& name) {
   return R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":")" + name +
          R"("},"spec":{"replicas":2,"selector":{"matchLabels":{"app":")" + name +
          R"("}},"template":{"metadata":{"labels":{"app":")" + name +
          R"("}},"spec":{"containers":[{"name":"c","image":"nginx:1","env":[{"name":"A","value":"1"},{"name":"B","value":"2"}]}]}}}})";
 }
-
-const std::string kDeployments = "/apis/apps/v1/namespaces/default/deployments";
 
 }  // namespace
 
@@ -90,7 +87,7 @@ TEST_CASE("the OpenAPI v3 index points at hashed per-group-version documents") {
 TEST_CASE("Table output carries printer columns and PartialObjectMetadata") {
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(call(port, "POST", kDeployments, deployment("web")).status == 201);
+  REQUIRE(call(port, "POST", kDeployments, deployment_with_env("web")).status == 201);
   auto table =
       call(port, "GET", kDeployments + "?limit=500", "", {{"Accept", kTableAccept}}).json();
   CHECK(table.at("kind") == "Table");
@@ -125,7 +122,7 @@ TEST_CASE("Table output carries printer columns and PartialObjectMetadata") {
 TEST_CASE("merge, JSON and strategic merge patches") {
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(call(port, "POST", kDeployments, deployment("web")).status == 201);
+  REQUIRE(call(port, "POST", kDeployments, deployment_with_env("web")).status == 201);
   auto merged =
       call(port, "PATCH", kDeployments + "/web", R"({"metadata":{"labels":{"tier":"x"}}})",
            {{"Content-Type", "application/merge-patch+json"}});
@@ -165,7 +162,7 @@ TEST_CASE("a body that is not UTF-8 is a 400, never stored") {
   // is, and every later GET and LIST of the object was malformed JSON.
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(call(port, "POST", kDeployments, deployment("web")).status == 201);
+  REQUIRE(call(port, "POST", kDeployments, deployment_with_env("web")).status == 201);
   auto patched = call(port, "PATCH", kDeployments + "/web",
                       "metadata:\n  labels:\n    s\x91"
                       "c: x\n",
@@ -196,7 +193,7 @@ TEST_CASE("a body that is not UTF-8 is a 400, never stored") {
 TEST_CASE("the scale subresource reads and writes spec.replicas as autoscaling/v1 Scale") {
   rg::sim::Server server;
   auto port = server.port();
-  REQUIRE(call(port, "POST", kDeployments, deployment("web")).status == 201);
+  REQUIRE(call(port, "POST", kDeployments, deployment_with_env("web")).status == 201);
   auto scale = call(port, "GET", kDeployments + "/web/scale").json();
   CHECK(scale.at("kind") == "Scale");
   CHECK(scale.at("apiVersion") == "autoscaling/v1");

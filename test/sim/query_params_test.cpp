@@ -8,12 +8,14 @@
 #include "sim/pretty_print.hpp"
 #include "sim/query_params.hpp"
 #include "sim/server.hpp"
+#include "test/sim/api_paths.hpp"
 #include "test/sim/http_client.hpp"
 
 using rg::sim::codec_bool;
 using rg::sim::codec_optional_bool;
 using rg::sim::HttpRequest;
 using rg::sim::test::call;
+using rg::sim::test::kConfigMaps;
 using rg::sim::test::WatchStream;
 
 namespace {
@@ -24,8 +26,6 @@ HttpRequest with_query(std::vector<std::pair<std::string, std::string>> query) {
   request.query = std::move(query);
   return request;
 }
-
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
 
 }  // namespace
 

@@ -6,15 +6,15 @@
 #include <thread>
 
 #include "sim/server.hpp"
+#include "test/sim/api_paths.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace json = boost::json;
 using rg::sim::test::call;
+using rg::sim::test::kDeployments;
 using rg::sim::test::Reply;
 
 namespace {
-
-const std::string kDeployments = "/apis/apps/v1/namespaces/default/deployments";
 
 const std::string kGuarded =
     R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","annotations":)"

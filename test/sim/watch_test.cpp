@@ -8,10 +8,13 @@
 
 #include "sim/server.hpp"
 #include "sim/watcher.hpp"
+#include "test/sim/api_paths.hpp"
 #include "test/sim/http_client.hpp"
 
 namespace json = boost::json;
 using rg::sim::test::call;
+using rg::sim::test::kConfigMaps;
+using rg::sim::test::rv_of;
 using rg::sim::test::str;
 using rg::sim::test::WatchStream;
 
@@ -20,12 +23,6 @@ namespace {
 std::string configmap(const std::string& name, const std::string& labels = "{}") {
   return R"({"metadata":{"name":")" + name + R"(","labels":)" + labels + R"(},"data":{"k":"v"}})";
 }
-
-std::string rv_of(const json::value& object) {
-  return std::string(object.at("metadata").at("resourceVersion").as_string());
-}
-
-const std::string kConfigMaps = "/api/v1/namespaces/default/configmaps";
 
 }  // namespace
 

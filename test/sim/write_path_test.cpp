@@ -12,6 +12,7 @@
 namespace json = boost::json;
 using rg::sim::test::call;
 using rg::sim::test::Reply;
+using rg::sim::test::rv_of;
 using rg::sim::test::str;
 
 namespace {
@@ -21,10 +22,6 @@ const std::string kWeb = "/apis/apps/v1/namespaces/default/deployments/web";
 Reply merge_patch(unsigned short port, const std::string& path, const std::string& body,
                   const std::string& content_type = "application/merge-patch+json") {
   return call(port, "PATCH", path, body, {{"Content-Type", content_type}});
-}
-
-std::string rv_of(const json::value& object) {
-  return str(object.at("metadata").at("resourceVersion"));
 }
 
 /// The managedFields entry of `manager` (Update) for `subresource` ("" for the main resource).

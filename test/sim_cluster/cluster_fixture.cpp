@@ -218,6 +218,13 @@ std::string node_of(const json::object& pod) {
   return name != nullptr && name->is_string() ? std::string(name->as_string()) : std::string();
 }
 
+std::string renew_time(ClusterFixture& f, const std::string& node) {
+  auto lease = f.get("coordination.k8s.io", "leases", "kube-node-lease", node);
+  if (lease.empty()) return "";
+  const auto* renew = lease.at("spec").as_object().if_contains("renewTime");
+  return renew != nullptr && renew->is_string() ? std::string(renew->as_string()) : "";
+}
+
 std::string condition_status(const json::object& object, std::string_view type) {
   return condition_field(object, type, "status");
 }

@@ -98,6 +98,8 @@ class ClusterFixture {
 std::string condition_status(const boost::json::object& object, std::string_view type);
 /// A pod's spec.nodeName ("" when unscheduled).
 std::string node_of(const boost::json::object& pod);
+/// The spec.renewTime of `node`'s Lease ("" before its kubelet first renewed it).
+std::string renew_time(ClusterFixture& f, const std::string& node);
 std::string condition_field(const boost::json::object& object, std::string_view type,
                             std::string_view field);
 std::int64_t status_int(const boost::json::object& object, std::string_view field);

@@ -18,13 +18,6 @@ using rg::sim::testing::fast_options;
 
 namespace {
 
-std::string renew_time(ClusterFixture& f, const std::string& node) {
-  auto lease = f.get("coordination.k8s.io", "leases", "kube-node-lease", node);
-  if (lease.empty()) return "";
-  const auto* renew = lease.at("spec").as_object().if_contains("renewTime");
-  return renew != nullptr ? std::string(renew->as_string()) : "";
-}
-
 const rg::sim::KubeletState& state_of(const std::vector<rg::sim::KubeletState>& states,
                                       const std::string& node) {
   for (const auto& state : states)

@@ -20,12 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string renew_time(ClusterFixture& f, const std::string& node) {
-  auto lease = f.get("coordination.k8s.io", "leases", "kube-node-lease", node);
-  if (lease.empty()) return "";
-  return std::string(lease.at("spec").at("renewTime").as_string());
-}
-
 std::uint64_t node_rv(ClusterFixture& f, const std::string& node) {
   return f.store.get(f.type("", "nodes"), "", node)->resource_version;
 }

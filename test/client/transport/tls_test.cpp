@@ -16,7 +16,7 @@ using rg::test::TestServer;
 
 namespace {
 
-asio::awaitable<void> answer_ok(ServerSession& session, ServerRequest) {
+asio::awaitable<void> answer_secure(ServerSession& session, ServerRequest) {
   co_await session.respond(200, "secure");
 }
 
@@ -54,7 +54,8 @@ TransportError fetch_error(asio::io_context& io, const RestConfig& config) {
 TEST_CASE("tls: the server's CA verifies the IP and DNS names in its certificate") {
   asio::io_context io;
   const Pki pki;
-  TestServer server(io, answer_ok, rg::test::server_tls(pki.server.cert_pem, pki.server.key_pem));
+  TestServer server(io, answer_secure,
+                    rg::test::server_tls(pki.server.cert_pem, pki.server.key_pem));
   RestConfig config;
   config.host = server.url();
   config.tls.ca_pem = pki.ca.cert_pem;
@@ -67,7 +68,8 @@ TEST_CASE("tls: the server's CA verifies the IP and DNS names in its certificate
 TEST_CASE("tls: a certificate from another CA is refused, naming the reason") {
   asio::io_context io;
   const Pki pki;
-  TestServer server(io, answer_ok, rg::test::server_tls(pki.server.cert_pem, pki.server.key_pem));
+  TestServer server(io, answer_secure,
+                    rg::test::server_tls(pki.server.cert_pem, pki.server.key_pem));
   RestConfig config;
   config.host = server.url();
   config.tls.ca_pem = generate_ca("someone-else").cert_pem;
@@ -86,7 +88,8 @@ TEST_CASE("tls: a certificate from another CA is refused, naming the reason") {
 TEST_CASE("tls: a certificate for another host name is refused, naming the name") {
   asio::io_context io;
   const Pki pki;
-  TestServer server(io, answer_ok, rg::test::server_tls(pki.server.cert_pem, pki.server.key_pem));
+  TestServer server(io, answer_secure,
+                    rg::test::server_tls(pki.server.cert_pem, pki.server.key_pem));
   RestConfig config;
   config.host = server.url();
   config.tls.ca_pem = pki.ca.cert_pem;
@@ -101,7 +104,7 @@ TEST_CASE("tls: mutual TLS presents the client certificate the server requires")
   const Pki pki;
   const auto client_ca = generate_ca("client-ca");
   TestServer server(
-      io, answer_ok,
+      io, answer_secure,
       rg::test::server_tls(pki.server.cert_pem, pki.server.key_pem, client_ca.cert_pem));
   RestConfig config;
   config.host = server.url();
