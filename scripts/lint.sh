@@ -11,7 +11,8 @@
 #                                           155 files on 2 idle cores; headers are checked through
 #                                           the .cpp files that include them)
 #   scripts/lint.sh --tidy -p DIR [FILE...] the build folder whose compile_commands.json
-#                                           clang-tidy reads (default: build)
+#                                           clang-tidy reads (default: build); not a unity
+#                                           build like scripts/test.sh's
 # Needs Debian 12's clang-format and clang-tidy (version 14): apt-get install clang-format
 # clang-tidy. Exits non-zero when a file is not formatted or clang-tidy finds anything.
 set -euo pipefail
@@ -24,7 +25,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --tidy) tidy=true ;;
     -p) builddir="${2:?lint.sh: -p needs a build folder}"; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "lint.sh: unknown option '$1' (expected --tidy, -p DIR or files)" >&2; exit 2 ;;
     *) files+=("$1") ;;
   esac
@@ -66,6 +67,11 @@ if [[ "$tidy" == true ]]; then
   if [[ ! -f "$builddir/compile_commands.json" ]]; then
     echo "lint.sh: $builddir/compile_commands.json is missing; run meson setup $builddir" \
       "(or pass -p with your build folder)" >&2
+    exit 2
+  fi
+  if grep -q -- '-unity[0-9]*\.cpp' "$builddir/compile_commands.json"; then
+    echo "lint.sh: $builddir is a unity build (scripts/test.sh makes one) and clang-tidy needs each" \
+      "source's own command: meson setup build-tidy (no build needed) and pass -p build-tidy" >&2
     exit 2
   fi
   if [[ ${#files[@]} -eq 0 ]]; then
