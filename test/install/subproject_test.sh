@@ -4,7 +4,8 @@
 # takes `dependency('replica-guard-informer')` and `dependency('replica-guard-workqueue')` from
 # the subproject's overrides (no pkg-config, no install), builds consumer.cpp (the same program
 # as install_test.sh's) and runs it. Unoptimised: the subproject's libraries are compiled again
-# here, and -O0 is the quickest. Skips (exit 77) when meson or ninja is missing.
+# here, and -O0 in unity files (as scripts/test.sh builds) is the quickest. Skips (exit 77) when
+# meson or ninja is missing.
 #   subproject_test.sh SOURCE_DIR
 set -euo pipefail
 source_dir=$(cd "$1" && pwd)
@@ -27,6 +28,7 @@ executable('consumer', 'consumer.cpp',
 EOF
 
 meson setup "$parent/build" "$parent" --wrap-mode=nodownload -Doptimization=0 -Ddebug=false \
+  -Dunity=subprojects -Dunity_size=8 \
   >"$tmp/setup.log" 2>&1 || { cat "$tmp/setup.log"; echo "FAIL: meson setup of the parent"; exit 1; }
 ninja -C "$parent/build" consumer >"$tmp/build.log" 2>&1 ||
   { tail -n 50 "$tmp/build.log"; echo "FAIL: building the parent's consumer"; exit 1; }
