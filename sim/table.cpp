@@ -27,9 +27,7 @@ struct Column {
 };
 
 std::string string_at(const json::object* parent, std::string_view key) {
-  if (parent == nullptr) return {};
-  const auto* value = parent->if_contains(key);
-  return value != nullptr && value->is_string() ? std::string(value->get_string()) : std::string();
+  return parent != nullptr ? rg::sim::string_at(*parent, key) : std::string();
 }
 
 std::int64_t int_at(const json::object* parent, std::string_view key) {
@@ -39,9 +37,7 @@ std::int64_t int_at(const json::object* parent, std::string_view key) {
 }
 
 const json::array* array_at(const json::object* parent, std::string_view key) {
-  if (parent == nullptr) return nullptr;
-  const auto* value = parent->if_contains(key);
-  return value != nullptr ? value->if_array() : nullptr;
+  return parent != nullptr ? find_array(*parent, key) : nullptr;
 }
 
 // apimachinery's duration.HumanDuration.

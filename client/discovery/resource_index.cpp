@@ -2,11 +2,11 @@
 #include "client/discovery/resource_index.hpp"
 
 #include <algorithm>
-#include <cctype>
 
 #include "client/text.hpp"
 
 namespace rg::client {
+
 template <class Match>
 const APIResource* ResourceIndex::find(std::string_view group, std::string_view version,
                                        Match match) const {

@@ -1,9 +1,6 @@
 // Header lookup for HttpRequest/HttpResponse.
 #include "client/transport/http_message.hpp"
 
-#include <algorithm>
-#include <cctype>
-
 namespace rg::client {
 
 std::string_view find_header(const HttpHeaders& headers, std::string_view name) {
