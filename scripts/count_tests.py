@@ -1,18 +1,32 @@
 #!/usr/bin/env python3
-"""Sums a meson test log into one line "N passed, N failed, N skipped".
+"""Sums meson test logs into one line "N passed, N failed, N skipped".
+
+  scripts/count_tests.py BUILD_DIR...   every meson-logs/testlog*.json of each build (scripts/test.sh
+                                        runs the wall-clock suites apart, into testlog-wall.json)
 
 doctest executables report their own case counts; any other test counts as one.
 """
+import glob
 import json
+import os
 import re
 import sys
 
 DOCTEST = re.compile(r"\[doctest\] test cases:\s*(\d+) \|\s*(\d+) passed \|\s*(\d+) failed \|\s*(\d+) skipped")
 
 
-def main(paths):
+def logs(build_dirs):
+    """The test logs of `build_dirs`; a build without its main log (testlog.json) stands for a missing
+    path, which main() counts as a failure."""
+    for build in build_dirs:
+        main_log = os.path.join(build, "meson-logs", "testlog.json")
+        yield main_log
+        yield from sorted(set(glob.glob(os.path.join(build, "meson-logs", "testlog*.json"))) - {main_log})
+
+
+def main(build_dirs):
     passed = failed = skipped = 0
-    for path in paths:
+    for path in logs(build_dirs):
         try:
             log = open(path, encoding="utf-8")
         except OSError:
