@@ -195,8 +195,9 @@ Sample bare_parse(const std::string& body, std::size_t events) {
   return sample;
 }
 
-// The typed decoder alone on the same event lines, in the 64 KiB pieces the informer's body
-// reader hands it: the baseline of the target (informer events per CPU-s >= 60% of its rate).
+// The typed decoder alone on the same event lines, in 64 KiB pieces (what the informer's body
+// reader handed it before its reads grew to 256 KiB; kept, so the yardstick stays comparable with
+// earlier figures): the baseline of the target (informer events per CPU-s >= 60% of its rate).
 // With `keep_pods` > 0 it keeps each pod's latest state as any cache must: event i replaces pod
 // i % keep_pods (the body's order), so the replaced Pod is freed cold and each new one is
 // decoded into the memory malloc recycles from such frees, as in the informer. That is a second

@@ -1,6 +1,6 @@
 // BodyReader: an HTTP response whose body is read piece by piece as it arrives (a watch, a
 // large LIST), so nothing buffers the whole body. Chunked transfer coding is already removed.
-// Reads are large (64 KiB) and the body's deadline is one watchdog timer per body, so a fast
+// Reads are large (256 KiB) and the body's deadline is one watchdog timer per body, so a fast
 // stream costs few system calls and no timer work per read.
 #pragma once
 
@@ -29,7 +29,7 @@ class BodyReader {
   const HttpHeaders& headers() const;
   std::string_view header(std::string_view name) const { return find_header(headers(), name); }
 
-  /// The next piece of the body (at most 64 KiB, a view into the connection's read buffer: no
+  /// The next piece of the body (at most 256 KiB, a view into the connection's read buffer: no
   /// copy), valid until the next call; empty at the body's clean end.
   /// Throws TransportError: kTruncatedBody when the connection ends mid-body (e.g. before the
   /// terminating zero-size chunk), kTimeout past the deadline, kCancelled when cancelled (the

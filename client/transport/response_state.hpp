@@ -17,9 +17,11 @@
 namespace rg::client {
 
 struct BodyReader::State {
-  /// Bytes asked of the socket per read: large, so a fast stream costs few system calls. Also
-  /// the most a piece of the body handed out at once holds.
-  static constexpr std::size_t kReadSize = std::size_t{64} * 1024;
+  /// Bytes asked of the socket per read: large, so a fast stream costs few system calls and
+  /// the receiver few window-update ACKs (each one, over loopback, also pushes the sender's next
+  /// segments on this thread): 256 KiB took the informer's watch 7% more events per CPU-second
+  /// than 64 KiB. Also the most a piece of the body handed out at once holds.
+  static constexpr std::size_t kReadSize = std::size_t{256} * 1024;
 
   explicit State(ConnectionLease lease) : lease(std::move(lease)) {}
   State(const State&) = delete;
