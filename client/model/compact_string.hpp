@@ -4,6 +4,10 @@
 // its size. A std::string costs 32 bytes and allocates from 16 characters on (with the allocator's
 // rounding on top).
 //
+// BasicCompactString<Bytes> is the same string in `Bytes` bytes, `Bytes - 1` characters inline:
+// the Indexer's store keys its objects by a 40-byte one, so a `namespace/name` key of up to 39
+// characters sits in the store's node itself and a lookup reads no separate key block.
+//
 // Read it as a std::string_view (implicit conversion, view(), data(), size()), compare it with
 // strings and literals, hash it, concatenate it with `+` (which makes a std::string); build it
 // from any string. str() or std::string(text) makes a std::string.
@@ -22,31 +26,43 @@
 
 namespace rg::client {
 
-class CompactString;
+template <std::size_t Bytes>
+class BasicCompactString;
 
-/// Any string type other than CompactString itself that reads as a std::string_view.
 template <class S>
-concept StringLike = std::is_convertible_v<const S&, std::string_view> &&
-    !std::is_same_v<std::remove_cvref_t<S>, CompactString>;
+inline constexpr bool kIsCompactString = false;
+template <std::size_t Bytes>
+inline constexpr bool kIsCompactString<BasicCompactString<Bytes>> = true;
 
-class CompactString {
+/// Any string type other than a BasicCompactString that reads as a std::string_view.
+template <class S>
+concept StringLike =
+    std::is_convertible_v<const S&, std::string_view> && !kIsCompactString<std::remove_cvref_t<S>>;
+
+template <std::size_t Bytes>
+class BasicCompactString {
+  static_assert(Bytes >= 16 && Bytes <= 128,
+                "room for a heap pointer and size; a size tag below 0xff");
+
  public:
-  static constexpr std::size_t kInlineCapacity = 15;
+  static constexpr std::size_t kInlineCapacity = Bytes - 1;
 
-  CompactString() noexcept = default;
-  CompactString(std::string_view text) { init(text); }  // NOLINT: like std::string
-  CompactString(const char* text) : CompactString(std::string_view(text)) {}         // NOLINT: same
-  CompactString(const std::string& text) : CompactString(std::string_view(text)) {}  // NOLINT
-  CompactString(const CompactString& other) { init(other.view()); }
-  CompactString(CompactString&& other) noexcept {
+  BasicCompactString() noexcept = default;
+  BasicCompactString(std::string_view text) { init(text); }  // NOLINT: like std::string
+  // NOLINTNEXTLINE(google-explicit-constructor): same
+  BasicCompactString(const char* text) : BasicCompactString(std::string_view(text)) {}
+  // NOLINTNEXTLINE(google-explicit-constructor): same
+  BasicCompactString(const std::string& text) : BasicCompactString(std::string_view(text)) {}
+  BasicCompactString(const BasicCompactString& other) { init(other.view()); }
+  BasicCompactString(BasicCompactString&& other) noexcept {
     std::memcpy(raw_, other.raw_, sizeof raw_);
     other.raw_[kTagByte] = 0;
   }
-  CompactString& operator=(const CompactString& other) {
+  BasicCompactString& operator=(const BasicCompactString& other) {
     if (this != &other) assign(other.view());
     return *this;
   }
-  CompactString& operator=(CompactString&& other) noexcept {
+  BasicCompactString& operator=(BasicCompactString&& other) noexcept {
     if (this != &other) {
       release();
       std::memcpy(raw_, other.raw_, sizeof raw_);
@@ -54,17 +70,17 @@ class CompactString {
     }
     return *this;
   }
-  CompactString& operator=(std::string_view text) {
+  BasicCompactString& operator=(std::string_view text) {
     assign(text);
     return *this;
   }
-  CompactString& operator=(const char* text) { return *this = std::string_view(text); }
-  CompactString& operator=(const std::string& text) { return *this = std::string_view(text); }
-  ~CompactString() { release(); }
+  BasicCompactString& operator=(const char* text) { return *this = std::string_view(text); }
+  BasicCompactString& operator=(const std::string& text) { return *this = std::string_view(text); }
+  ~BasicCompactString() { release(); }
 
   /// Replaces the text (`text` may view this string's own characters).
   void assign(std::string_view text) {
-    CompactString fresh(text);
+    BasicCompactString fresh(text);
     *this = std::move(fresh);
   }
   void clear() noexcept {
@@ -93,36 +109,37 @@ class CompactString {
 
   // Comparisons and concatenation take any other string-like exactly as it is (a template, so
   // that no conversion competes with CompactString's own converting constructors).
-  friend bool operator==(const CompactString& a, const CompactString& b) noexcept {
+  friend bool operator==(const BasicCompactString& a, const BasicCompactString& b) noexcept {
     return a.view() == b.view();
   }
-  friend std::strong_ordering operator<=>(const CompactString& a, const CompactString& b) noexcept {
+  friend std::strong_ordering operator<=>(const BasicCompactString& a,
+                                          const BasicCompactString& b) noexcept {
     return a.view() <=> b.view();
   }
   template <StringLike S>
-  friend bool operator==(const CompactString& a, const S& b) noexcept {
+  friend bool operator==(const BasicCompactString& a, const S& b) noexcept {
     return a.view() == std::string_view(b);
   }
   template <StringLike S>
-  friend std::strong_ordering operator<=>(const CompactString& a, const S& b) noexcept {
+  friend std::strong_ordering operator<=>(const BasicCompactString& a, const S& b) noexcept {
     return a.view() <=> std::string_view(b);
   }
 
   /// Concatenation makes a std::string: `meta.namespace_ + "/" + meta.name`.
-  friend std::string operator+(const CompactString& a, const CompactString& b) {
+  friend std::string operator+(const BasicCompactString& a, const BasicCompactString& b) {
     return concat(a.view(), b.view());
   }
   template <StringLike S>
-  friend std::string operator+(const CompactString& a, const S& b) {
+  friend std::string operator+(const BasicCompactString& a, const S& b) {
     return concat(a.view(), std::string_view(b));
   }
   template <StringLike S>
-  friend std::string operator+(const S& a, const CompactString& b) {
+  friend std::string operator+(const S& a, const BasicCompactString& b) {
     return concat(std::string_view(a), b.view());
   }
 
  private:
-  static constexpr std::size_t kTagByte = 15;
+  static constexpr std::size_t kTagByte = Bytes - 1;
 
   static std::string concat(std::string_view a, std::string_view b) {
     std::string out;
@@ -146,7 +163,7 @@ class CompactString {
       return;
     }
     if (text.size() > UINT32_MAX) {
-      throw std::length_error("CompactString: text longer than 4 GiB");
+      throw std::length_error("BasicCompactString: text longer than 4 GiB");
     }
     char* block = new char[text.size()];
     std::memcpy(block, text.data(), text.size());
@@ -160,20 +177,23 @@ class CompactString {
     if (on_heap()) delete[] heap_pointer();
   }
 
-  alignas(char*) char raw_[16] = {};
+  alignas(char*) char raw_[Bytes] = {};
 };
+
+using CompactString = BasicCompactString<16>;
 
 static_assert(sizeof(CompactString) == 16);
 
-inline std::ostream& operator<<(std::ostream& out, const CompactString& text) {
+template <std::size_t Bytes>
+std::ostream& operator<<(std::ostream& out, const BasicCompactString<Bytes>& text) {
   return out << text.view();
 }
 
 }  // namespace rg::client
 
-template <>
-struct std::hash<rg::client::CompactString> {
-  std::size_t operator()(const rg::client::CompactString& text) const noexcept {
+template <std::size_t Bytes>
+struct std::hash<rg::client::BasicCompactString<Bytes>> {
+  std::size_t operator()(const rg::client::BasicCompactString<Bytes>& text) const noexcept {
     return std::hash<std::string_view>{}(text.view());
   }
 };

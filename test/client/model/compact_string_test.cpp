@@ -37,6 +37,21 @@ TEST_CASE("a CompactString keeps up to 15 characters inline and longer text on t
   CHECK(with_nul.view() == std::string_view("a\0b", 3));
 }
 
+TEST_CASE("a wider BasicCompactString keeps all but one of its bytes as inline characters") {
+  using Key = BasicCompactString<40>;
+  static_assert(sizeof(Key) == 40);
+  const Key inline_key(std::string(39, 'k'));
+  CHECK(inline_key.is_inline());
+  CHECK(inline_key.view() == std::string(39, 'k'));
+  Key heap_key(std::string(40, 'h'));
+  CHECK_FALSE(heap_key.is_inline());
+  CHECK(heap_key == std::string(40, 'h'));
+  heap_key = inline_key;
+  CHECK(heap_key.is_inline());
+  CHECK(heap_key == inline_key);
+  CHECK(std::hash<Key>{}(heap_key) == std::hash<std::string_view>{}(std::string(39, 'k')));
+}
+
 TEST_CASE("CompactString copies, moves and assignments keep the text and own it") {
   for (const std::string& text : {std::string("Ready"), kLong}) {
     CompactString original(text);
