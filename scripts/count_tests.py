@@ -2,7 +2,7 @@
 """Sums meson test logs into one line "N passed, N failed, N skipped".
 
   scripts/count_tests.py BUILD_DIR...   every meson-logs/testlog*.json of each build (scripts/test.sh
-                                        runs the wall-clock suites apart, into testlog-wall.json)
+                                        runs the wall-clock suites apart, into testlog-wall-clock.json)
 
 doctest executables report their own case counts; any other test counts as one.
 """

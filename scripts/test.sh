@@ -15,10 +15,9 @@ cd "$(dirname "$0")/.."
 # Tests build without full debug info: -g triples g++'s time on the coroutine-heavy sources.
 # The normal build is -O1, which g++ compiles 15-27% faster than -O2; the sanitizer builds are
 # -O0, which it compiles twice as fast as -O1 under ASan or TSan, and keep line tables, -g1, for
-# readable reports. Every build is a unity build, 8 sources to a
-# file: a target's sources share most of their Boost.Asio and coroutine instantiations, which g++
-# then compiles once per unity file instead of once per source (the README's "Building by hand"
-# gives the saving).
+# readable reports. Every build is a unity build, 8 sources to a file: a target's sources share
+# most of their Boost.Asio and coroutine instantiations, which g++ then compiles once per unity
+# file instead of once per source (the README's "Building by hand" gives the saving).
 builddir=build
 opts=(-Ddebug=false -Dunity=on -Dunity_size=8)
 targets=()  # none: build everything
@@ -75,9 +74,10 @@ if ((${#suites[@]})); then
   "${meson_test[@]}" --num-processes "$(nproc)" "${suites[@]}" || status=$?
 else
   # The wall-clock suites (test/meson.build) spend minutes waiting on kube-sim's scaled-down
-  # Kubernetes clock, about a tenth of a core each: they all run at once, beside the rest, which
-  # runs as many at a time as there are cores and niced, so that the processes whose timing the
-  # wall-clock suites check are never starved. Their console output follows the rest's.
+  # Kubernetes clock, about a tenth of a core each: they all run at once (16: more than there
+  # are), beside the rest, which runs as many at a time as there are cores and niced, so that the
+  # rest does not starve the processes whose timing the wall-clock suites check. Their console
+  # output follows the rest's.
   wall_console=$builddir/meson-logs/wall-clock-console.txt
   "${meson_test[@]}" --suite wall-clock --num-processes 16 --logbase testlog-wall-clock \
     >"$wall_console" 2>&1 &
