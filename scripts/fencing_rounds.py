@@ -37,7 +37,7 @@ TIME_SCALE = 0.05
 
 
 class Replicas:
-    """The operator's replicas: started, looked up by the identity holding the Lease, replaced."""
+    """The operator's replicas: started and replaced (harness.leader finds the one holding the Lease)."""
 
     def __init__(self, sim, count, flags):
         self.sim, self.flags, self.started = sim, flags, 0
@@ -50,12 +50,6 @@ class Replicas:
         name = f"replica-{self.started}"
         self.processes[name] = self.sim.session.start_operator(name, *self.flags)
         return name
-
-    def by_identity(self, identity):
-        for name in self.processes:
-            if harness.identity_of(self.sim.session, name) == identity:
-                return name
-        return None
 
     def fenced(self):
         """Writes stopped at the fence, by every replica started (killed ones too)."""
@@ -86,11 +80,7 @@ def new_leader(sim, old, bound):
 
 def one_round(sim, replicas, kind, names, rng, figures):
     """One fault of the leader; returns the takeover time (None when there was none)."""
-    wait_for("a leader", lambda: sim.holder() != "", 60, interval=0.05)
-    old = sim.holder()
-    name = replicas.by_identity(old)
-    if name is None:
-        raise RuntimeError(f"no replica's log names the holder {old!r}")
+    name, old = harness.leader(sim, replicas.processes)
     process = replicas.processes[name]
     bound = LEASE + RETRY + MARGIN
     if kind == "kill":

@@ -144,6 +144,24 @@ def identity_of(session, name):
     return found.group(1) if found else None
 
 
+def leader(sim, names, timeout=60):
+    """The replica of `names` holding the Lease, and its identity: once the Lease names a holder and
+    that replica's log names it too (the log line follows the Lease's write, so the holder can be
+    seen first). Raises after `timeout` seconds."""
+    found = []
+
+    def named():
+        holder = sim.holder()
+        found[:] = [(name, holder) for name in names if holder and identity_of(sim.session, name) == holder]
+        return bool(found)
+    try:
+        wait_for("a leader", named, timeout, interval=0.05)
+    except RuntimeError:
+        raise RuntimeError(f"no replica's log names the Lease's holder {sim.holder()!r} "
+                           f"within {timeout:g}s") from None
+    return found[0]
+
+
 def fenced_writes(session, name):
     """How many writes replica `name` stopped at its fence (its log lines)."""
     return session.log(name).count("write stopped before it left")

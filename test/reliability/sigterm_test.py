@@ -39,15 +39,6 @@ def settled(sim):
     return True
 
 
-def leader_of(sim, replicas):
-    wait_for("a leader", lambda: sim.holder() != "", 60, interval=0.05)
-    holder = sim.holder()
-    for name in replicas:
-        if harness.identity_of(sim.session, name) == holder:
-            return name, holder
-    raise RuntimeError(f"no replica's log names the holder {holder!r}")
-
-
 def stop_timed(process, timeout):
     started = time.monotonic()
     process.send_signal(signal.SIGTERM)
@@ -62,7 +53,7 @@ def main():
         base = harness.leader_flags(LEASE, RENEW, RETRY) + harness.operator_flags(TIME_SCALE)
         # "a" (the long grace) leads: "b" starts once it holds the Lease.
         replicas = {"a": sim.session.start_operator("a", *base, "--graceful-shutdown-timeout", f"{GRACE:g}s")}
-        name, holder = leader_of(sim, replicas)
+        name, holder = harness.leader(sim, replicas)
         replicas["b"] = sim.session.start_operator("b", *base, "--graceful-shutdown-timeout", f"{SHORT:g}s")
         for i in range(16):
             sim.create(harness.guarded_deployment(f"load-{i}", 2 + i % 2, "1"))
@@ -89,7 +80,7 @@ def main():
                           "written", lambda: settled(sim), 90)
 
         # 2. A leader that cannot drain: its requests are held by the API server.
-        name, holder = leader_of(sim, {"b": replicas["b"]})
+        name, holder = harness.leader(sim, ["b"])
         process = replicas["b"]
         sim.admin("POST", "/sim/faults/partition", userAgentContains=f"({holder})", seconds=60, mode="stall")
         sim.kubelet(nodes[2], "stop")  # work for it, which now hangs
