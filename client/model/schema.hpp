@@ -211,9 +211,17 @@ void* make_scratch(std::shared_ptr<void>& holder) {
   return scratch;
 }
 
+/// Stores a decoded value into an Interned member. A LIST returns objects in key order, so the
+/// pods of one ReplicaSet arrive one after another with equal labels, ownerReferences and
+/// generateName: the value this thread interned last for the type is compared first and, when
+/// equal, shared without the pool's lock and hash lookup. (It keeps that one value per type and
+/// thread alive until the thread interns another or exits.)
 template <class T>
 void intern_scratch(void* member, const void* scratch) {
-  *static_cast<Interned<T>*>(member) = Interned<T>(*static_cast<const T*>(scratch));
+  const T& value = *static_cast<const T*>(scratch);
+  thread_local Interned<T> last;
+  if (!(last.get() == value)) last = Interned<T>(value);
+  *static_cast<Interned<T>*>(member) = last;
 }
 
 /// The schema entry mapping JSON `key` to `Member` (a pointer to data member).

@@ -1,7 +1,7 @@
 // Tests of Interned<T>: equal values are held once, reads see the value, the pool forgets a value
 // with its last holder, decoding interns labels, ownerReferences, generateName and finalizers
-// (and a null or an error leaves nothing behind), and threads interning and dropping the same
-// values concurrently.
+// (a run of equal values shares the one decoded last; a null or an error leaves nothing behind),
+// and threads interning and dropping the same values concurrently.
 #include <doctest/doctest.h>
 
 #include <boost/json.hpp>
@@ -94,6 +94,34 @@ TEST_CASE("decoded pods of one ReplicaSet share their labels and ownerReferences
   const auto json = to_json(two);
   CHECK(json.at("metadata").at("labels").at("pod-template-hash") == "5d8f7c9b6");
   CHECK(json.at("metadata").at("ownerReferences").at(0).at("uid") == uid);
+}
+
+TEST_CASE("a decoder shares a run of equal values and tells apart the ones between") {
+  const auto uid = "0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d";
+  const Pod web = decode<Pod>(pod_json("web-5d8f7c9b6-aaaaa", "web", uid));
+  const Pod api = decode<Pod>(pod_json("api-5d8f7c9b6-bbbbb", "api", uid));
+  const Pod web_again = decode<Pod>(pod_json("web-5d8f7c9b6-ccccc", "web", uid));
+  CHECK(web.metadata.labels.shares(web_again.metadata.labels));
+  CHECK_FALSE(web.metadata.labels.shares(api.metadata.labels));
+  CHECK(api.metadata.labels.at("app") == "api");
+  // One label fewer than the value before it is a value of its own.
+  const Pod fewer = decode<Pod>(R"({"metadata":{"name":"p","labels":{"app":"web"}}})");
+  CHECK(fewer.metadata.labels.size() == 1);
+  CHECK_FALSE(fewer.metadata.labels.shares(web_again.metadata.labels));
+}
+
+TEST_CASE("a decoded value stays pooled until its thread decodes another, then goes") {
+  auto& pool = detail::InternPool<Labels>::instance();
+  // Whatever the thread decoded last may be held by it alone: replace it with a held value first.
+  const Pod anchor = decode<Pod>(R"({"metadata":{"name":"p","labels":{"anchor":"1"}}})");
+  const std::size_t before = pool.size();
+  (void)decode<Pod>(R"({"metadata":{"name":"p","labels":{"decoded-only-here":"1"}}})");
+  CHECK(pool.size() == before + 1);  // no pod holds it; the thread's last decoded value does
+  (void)decode<Pod>(R"({"metadata":{"name":"p","labels":{"decoded-only-here":"2"}}})");
+  CHECK(pool.size() == before + 1);  // the first left as the second came
+  const Pod held = decode<Pod>(R"({"metadata":{"name":"p","labels":{"decoded-only-here":"2"}}})");
+  CHECK(held.metadata.labels.at("decoded-only-here") == "2");
+  CHECK(pool.size() == before + 1);
 }
 
 TEST_CASE("pods of one ReplicaSet share their generateName, which reads as a string") {
