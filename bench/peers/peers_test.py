@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
 from kube_sim_session import Checks  # noqa: E402
 PODS = 200
 PLOTS = ("peers-sync.png", "peers-memory.png", "peers-updates.png")
+RSS_SLACK_MIB = 1.0
 
 
 def is_png(path):
@@ -67,7 +68,11 @@ def main():
             check(f"{client} ran", "skipped" not in run and "objects" in run, json.dumps(run))
             check(f"{client} cached every pod", run.get("objects") == PODS, f"{run.get('objects')} of {PODS}")
             check(f"{client} handled every update", run.get("updates") == PODS, f"{run.get('updates')} of {PODS}")
-            check(f"{client} reported its memory", run.get("rss_peak_mib", 0) >= run.get("rss_synced_mib", 1) > 0,
+            # VmRSS and VmHWM are per-CPU counter sums the kernel reads without folding (up to
+            # ~32 pages per CPU off each), so a peak read after a shrink may sit just below an
+            # earlier RSS read: allow RSS_SLACK_MIB.
+            check(f"{client} reported its memory",
+                  run.get("rss_peak_mib", 0) + RSS_SLACK_MIB >= run.get("rss_synced_mib", 1) > 0,
                   json.dumps(run))
         check("python3-kubernetes reported its version", runs.get("python3-kubernetes", {}).get("version", "")
               .count(".") >= 1)

@@ -16,6 +16,7 @@
 
 namespace json = boost::json;
 using rg::sim::testing::ClusterFixture;
+using rg::sim::testing::condition_status;
 using rg::sim::testing::fast_options;
 using rg::sim::testing::node_of;
 
@@ -230,24 +231,41 @@ TEST_CASE("a node's death: NodeNotReady, TaintManagerEviction, the replacement; 
 
 TEST_CASE("a timed eviction called off by the node's return: Cancelling deletion of Pod") {
   auto options = fast_options();
-  options.pod_eviction_timeout = std::chrono::seconds(60);  // no eviction within the test
+  options.pod_eviction_timeout = std::chrono::seconds(60);  // no timed eviction within the test
   ClusterFixture f(options, 3);
   const std::string stranded = deploy_three(f);
-  auto no_execute = [&] {
-    const auto node = f.get("", "nodes", "", "node-1");
-    const auto* taints = node.at("spec").as_object().if_contains("taints");
-    if (taints == nullptr) return false;
-    for (const auto& taint : taints->as_array())
-      if (taint.at("effect") == "NoExecute") return true;
-    return false;
-  };
+  // A pod on node-1 that tolerates the unreachable taint for 0 s: the controller's sync of
+  // node-1 that schedules `stranded`'s eviction evicts it at once, so its Event says the sync
+  // ran. Without it, a node back before that sync leaves nothing to cancel (as upstream).
+  const json::object no_wait{{"key", "node.kubernetes.io/unreachable"},
+                             {"operator", "Exists"},
+                             {"effect", "NoExecute"},
+                             {"tolerationSeconds", 0}};
+  f.registry.create(
+      f.type("", "pods"), "default",
+      json::object{{"apiVersion", "v1"},
+                   {"kind", "Pod"},
+                   {"metadata", {{"name", "sentinel"}}},
+                   {"spec",
+                    {{"nodeName", "node-1"},
+                     {"tolerations", json::array{no_wait}},
+                     {"containers", json::array{{{"name", "c"}, {"image", "busybox"}}}}}}},
+      {"kubectl"});
+  REQUIRE(f.run_until([&] {
+    return condition_status(f.get("", "pods", "default", "sentinel"), "Ready") == "True";
+  }));
   f.cluster.stop_kubelet("node-1");
-  REQUIRE(f.run_until(no_execute));
+  REQUIRE(f.run_until([&] { return events(f, "TaintManagerEviction", "sentinel").size() == 1; }));
+  CHECK(text(events(f, "TaintManagerEviction", "sentinel")[0], "message") ==
+        "Marking for deletion Pod default/sentinel");
+  CHECK(events(f, "TaintManagerEviction", stranded).empty());  // its eviction is timed
   f.cluster.start_kubelet("node-1");
   REQUIRE(f.run_until([&] { return events(f, "TaintManagerEviction", stranded).size() == 1; }));
   CHECK(text(events(f, "TaintManagerEviction", stranded)[0], "message") ==
         "Cancelling deletion of Pod default/" + stranded);
-  CHECK(!no_execute());
+  const auto node = f.get("", "nodes", "", "node-1");
+  const auto* taints = node.at("spec").as_object().if_contains("taints");
+  CHECK((taints == nullptr || taints->as_array().empty()));
 }
 
 TEST_CASE("record_events off: the components write no Events") {
