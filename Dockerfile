@@ -42,6 +42,11 @@ FROM scratch
 ARG VERSION
 COPY --from=build /rootfs/ /
 ENV PATH=/usr/local/bin:/usr/bin
+# malloc asks for transparent huge pages for its heap (when the node's THP mode is "madvise" or
+# "always"): an informer's initial LIST fills ~1 KB of fresh heap per object, and 4 KiB page
+# faults were a third of its CPU (README, "Benchmarks"). Override GLIBC_TUNABLES in the pod's
+# env to turn it off.
+ENV GLIBC_TUNABLES=glibc.malloc.hugetlb=1
 USER 65532:65532
 # /metrics over HTTPS (--metrics-secure, the default) and the plain-HTTP probes.
 EXPOSE 8443/tcp 8081/tcp

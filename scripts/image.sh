@@ -184,6 +184,7 @@ build_image() {
     --user "$uid:$uid" \
     --entrypoint "[\"$binary_in_image\"]" --cmd '' \
     --env PATH=/usr/local/bin:/usr/bin \
+    --env GLIBC_TUNABLES=glibc.malloc.hugetlb=1 \
     --workingdir / \
     --created-by "scripts/image.sh: the release binary and its ldd-derived Debian libraries" \
     --port 8443/tcp --port 8081/tcp \

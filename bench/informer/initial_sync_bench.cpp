@@ -10,6 +10,8 @@
 //    multiple of it, next to its target (<= 1.5x), and of the typed decoder keeping every pod
 //    (as a cache must: fresh memory, page faults), and the steady RSS per pod next to its
 //    target (<= 1.0 KB);
+//  - whether malloc's heap is in transparent huge pages, as the image runs the operator (the
+//    informer's CPU depends on it: see rg::bench::malloc_huge_pages);
 //  - CPU split between the informer (this thread: HTTP client, decoding, DeltaFIFO, Indexer)
 //    and kube-sim (its own thread), and kube-sim's serving time alone: the unpaginated LIST read
 //    by a client that only appends the bytes.
@@ -240,6 +242,7 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
   if (sizes.empty()) sizes = {10'000, 100'000};
+  std::printf("%s\n", rg::bench::malloc_huge_pages().c_str());
   for (const std::size_t pods : sizes) {
     rg::sim::Server server;
     const auto seeding = Clock::now();

@@ -309,6 +309,7 @@ int main(int argc, char** argv) {
   const std::string body = watch_events(pods, rounds);
   std::printf("%zu realistic pods, %zu watch events (%.0f bytes/event), %zu runs\n", pods, events,
               static_cast<double>(body.size()) / static_cast<double>(events), runs);
+  std::printf("%s\n", rg::bench::malloc_huge_pages().c_str());
   const std::string response = chunked_response(body);
   FakeApiServer server(response);
   std::vector<Sample> parse;

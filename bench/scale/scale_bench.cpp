@@ -244,6 +244,8 @@ int main(int argc, char** argv) {
   const std::size_t pods = store.list(pod_type, "default")->items.size();
   std::printf("seeded %zu nodes in %zu zones, %zu guarded Deployments, %zu pods: %.1f s\n",
               node_names.size(), zones, deployments, pods, rg::bench::seconds_since(started));
+  std::printf("the operator (spawned with this environment): %s\n",
+              rg::bench::malloc_huge_pages().c_str());
 
   started = Clock::now();
   const double sim_cpu_at_start = sim_cpu_seconds();

@@ -166,6 +166,8 @@ def check_archive(checks, archive, version):
     checks.check("skopeo: ports 8443 (metrics, HTTPS) and 8081 (probes) exposed",
                  set(runtime.get("ExposedPorts", {})) == {"8443/tcp", "8081/tcp"}, str(runtime.get("ExposedPorts")))
     checks.check("skopeo: PATH set", "PATH=/usr/local/bin:/usr/bin" in runtime.get("Env", []), str(runtime.get("Env")))
+    checks.check("skopeo: malloc's heap in transparent huge pages",
+                 "GLIBC_TUNABLES=glibc.malloc.hugetlb=1" in runtime.get("Env", []), str(runtime.get("Env")))
     labels = inspect.get("Labels") or {}
     expected = {"org.opencontainers.image.title": "replica-guard",
                 "org.opencontainers.image.version": version,
