@@ -265,7 +265,8 @@ TEST_CASE("a timed eviction called off by the node's return: Cancelling deletion
         "Cancelling deletion of Pod default/" + stranded);
   const auto node = f.get("", "nodes", "", "node-1");
   const auto* taints = node.at("spec").as_object().if_contains("taints");
-  CHECK((taints == nullptr || taints->as_array().empty()));
+  if (taints != nullptr)
+    for (const auto& taint : taints->as_array()) CHECK(taint.at("effect") != "NoExecute");
 }
 
 TEST_CASE("record_events off: the components write no Events") {
