@@ -142,6 +142,7 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
                                        "adopting {} as the desired replicas",
                                        applied, d.spec_replicas, d.spec_replicas)});
     memory.surge_unneeded_since.reset();
+    memory.unstarted_room = 0;
     memory.last_desired = d.spec_replicas;
     plan.managed = true;
     plan.desired = d.spec_replicas;
@@ -168,9 +169,14 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
   // max-surge bounds the extra pods that can serve. A replacement the scheduler put on the dead
   // node (it may still look Ready, and be the least loaded) never starts: it is replaced too, up
   // to max-surge more, so the Deployment is not left short; none of those can serve until the
-  // node is back, and then the surge above the bound goes at once.
+  // node is back, and then the surge above the bound goes at once. The room made for them is
+  // held until then: a replacement no longer judged stranded but not serving either (its node's
+  // Lease evidence withdrawn while renewals stall everywhere, or the pod deleted) is not the node
+  // back, and scaling down at once there flaps when the evidence returns.
   const std::int32_t unstarted = std::min(d.replicas.stranded_unstarted, max_surge);
-  const std::int32_t ceiling = desired + max_surge + unstarted;
+  if (d.replicas.serving > desired + max_surge) memory.unstarted_room = 0;
+  const std::int32_t room = std::max(unstarted, std::min(memory.unstarted_room, max_surge));
+  const std::int32_t ceiling = desired + max_surge + room;
   std::int32_t surge =
       std::min(d.replicas.stranded - d.replicas.stranded_unstarted, max_surge) + unstarted;
   if (surge > current_surge && cluster.surge_suppressed) {
@@ -221,6 +227,8 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
   } else {
     memory.surge_unneeded_since.reset();
   }
+  // A scale-down still waiting for its delay keeps the room; anything else sets it afresh.
+  memory.unstarted_room = target < current && !plan.scale_to ? room : unstarted;
   if (!plan.scale_to && !recorded) {  // the operator's last scale, not recorded yet
     plan.annotations = {{std::string(kAppliedAnnotation), num(current)}};
   }

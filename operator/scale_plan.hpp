@@ -48,6 +48,10 @@ struct PolicyConfig {
 struct PlanMemory {
   std::optional<std::chrono::steady_clock::time_point> surge_unneeded_since;
   std::optional<std::int32_t> last_desired;  ///< the desired count of the previous reconcile
+  /// Room above desired + max-surge made for never-started replacements: held while they cannot
+  /// serve (see plan_scale), so a replacement that merely stops being judged stranded leaves
+  /// with the rest of the surge, after the delay.
+  std::int32_t unstarted_room = 0;
   /// The HorizontalPodAutoscaler the Deployment was last left to: its Warning Event is recorded
   /// once, when it appears, not at every reconcile.
   std::optional<std::string> left_to_hpa;

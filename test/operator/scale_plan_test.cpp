@@ -161,9 +161,35 @@ TEST_CASE("a replacement sent to the dead node is replaced too, within max-surge
   }
   SUBCASE("the node back: above desired + max-surge at once, then the rest after the delay") {
     DeploymentFacts back = managed(6, 0);
+    back.replicas.serving = 6;  // the replacement started there: six serve
     const ScalePlan down = plan_scale(back, {}, {}, memory, kT0);
     CHECK(down.scale_to == 5);
     CHECK(down.direction == ScaleDirection::kDown);
+    REQUIRE(down.events.size() == 1);
+    CHECK(down.events[0].reason == "ScaledDownToSurgeBound");
+  }
+  SUBCASE("the replacement no longer judged stranded but not serving: held, then the delay") {
+    // Renewals stalled everywhere, so the dead node's Lease silence is no evidence for a while:
+    // only the stranded pod of another node counts. The replacement still cannot serve.
+    DeploymentFacts unsure = managed(6, 1);
+    unsure.replicas.serving = 4;
+    const ScalePlan held = plan_scale(unsure, {}, {}, memory, kT0 + 1s);
+    CHECK_FALSE(held.scale_to);
+    CHECK(held.requeue_after == 60s);
+    SUBCASE("the evidence back within the delay: no write at all") {
+      DeploymentFacts sure = managed(6, 2);
+      sure.replicas.stranded_unstarted = 1;
+      CHECK_FALSE(plan_scale(sure, {}, {}, memory, kT0 + 20s).scale_to);
+      const ScalePlan again = plan_scale(unsure, {}, {}, memory, kT0 + 70s);
+      CHECK_FALSE(again.scale_to);  // the delay restarted at the withdrawal after the return
+      CHECK(again.requeue_after == 60s);
+    }
+    SUBCASE("still unneeded after the delay: down to the target") {
+      const ScalePlan down = plan_scale(unsure, {}, {}, memory, kT0 + 61s);
+      CHECK(down.scale_to == 5);
+      REQUIRE(down.events.size() == 1);
+      CHECK(down.events[0].reason == "ScaledDownAfterRecovery");
+    }
   }
   SUBCASE("--max-total-surge still holds") {
     PolicyConfig config;
