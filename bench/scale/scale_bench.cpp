@@ -20,13 +20,18 @@
 //    write (Cluster::stop_kubelet, as POST /sim/kubelets/NODE/stop). Each affected Deployment's
 //    (one with a pod on a dead node) first scale PATCH answered 2xx is taken from kube-sim's write
 //    record (/sim/writes): its time from the death, p50/p99/max, with the operator's client-side
-//    flow control (--kube-api-qps, --kube-api-burst) in force; the CPU of both sides meanwhile.
+//    flow control (--kube-api-qps, --kube-api-burst) in force; the CPU of both sides meanwhile;
+//  - the settling: --settle-seconds (90) more with the zone still dead, before any pod's eviction
+//    is due. Every affected Deployment should hold its surge; a scale-down in this window (its
+//    nodes have not come back) is churn, and a Deployment scaled down and up again flaps. Both
+//    are counted from the write record's spec.replicas.
 // It exits 1 when an affected Deployment got no scale PATCH before the deadline (the CI runs it
 // on a tiny cluster at --time-scale 0.1 for that; no timing is asserted).
 //
 //   build/bench/scale/scale_bench [--nodes 5000] [--deployments 10000] [--pods-per-deployment 15]
 //       [--zones 3] [--kube-api-qps 500] [--kube-api-burst 1000] [--workers 16]
-//       [--rest-seconds 60] [--time-scale 1] [--record-events true] [--sim-io-threads 1]
+//       [--rest-seconds 60] [--settle-seconds 90] [--time-scale 1] [--record-events true]
+//       [--sim-io-threads 1]
 //       [--operator build/operator/replica-guard] [--operator-arg ARG]... [--operator-log PATH]
 #include <fcntl.h>
 #include <signal.h>
@@ -145,7 +150,7 @@ std::string seconds_flag(double seconds) { return fmt::format("{:g}s", seconds);
 int main(int argc, char** argv) {
   CLI::App app{"scale_bench: replica-guard at Kubernetes' published limits, and a zone failure"};
   std::size_t nodes = 5000, deployments = 10000, pods_per_deployment = 15, zones = 3;
-  double qps = 500, time_scale = 1, rest_seconds = 60;
+  double qps = 500, time_scale = 1, rest_seconds = 60, settle_seconds = 90;
   int burst = 1000, workers = 16;
   rg::sim::ServerOptions sim_options;
   rg::sim::ClusterOptions cluster_options;
@@ -166,6 +171,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--workers", workers, "the operator's --workers")->capture_default_str();
   app.add_option("--rest-seconds", rest_seconds, "how long CPU at rest is measured")
+      ->capture_default_str();
+  app.add_option("--settle-seconds", settle_seconds,
+                 "how long the zone stays dead after the last first scale PATCH (before "
+                 "--time-scale)")
       ->capture_default_str();
   app.add_option("--time-scale", time_scale,
                  "multiplies the cluster's and the operator's timings (0.1: ten times faster)")
@@ -368,33 +377,38 @@ int main(int argc, char** argv) {
     std::sort(expiries.begin(), expiries.end());
 
     std::unordered_map<std::string, double> scaled_at;  // Deployment -> seconds after the death
+    // Deployment -> the spec.replicas of its scale PATCHes, in order.
+    std::unordered_map<std::string, std::vector<std::int64_t>> scales;
     std::size_t scale_patches = 0, rejected = 0;
     std::map<std::string, std::size_t> writes_by_kind;  // the operator's, death -> last scale
     std::uint64_t seen = writes_before;
     const double deadline_s =
         60 * time_scale + 120 + 3.0 * double(affected.size()) / std::max(qps, 1.0);
-    const bool complete = wait_for(
-        operator_pid,
-        death.monotonic +
-            std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(deadline_s)),
-        [&] {
-          for (const auto& write : server.writes().since(seen)) {
-            seen = write.sequence;
-            if (scaled_at.size() < affected.size())
-              ++writes_by_kind[write.resource +
-                               (write.subresource.empty() ? "" : "/" + write.subresource) + " " +
-                               write.verb];
-            if (write.resource != "deployments" || write.subresource != "scale") continue;
-            ++scale_patches;
-            if (write.code >= 300) {
-              ++rejected;
-              continue;
-            }
-            if (affected.contains(write.name))
-              scaled_at.try_emplace(write.name, write.time - death_wall);
-          }
-          return scaled_at.size() == affected.size();
-        });
+    const auto take_writes = [&] {
+      for (const auto& write : server.writes().since(seen)) {
+        seen = write.sequence;
+        if (scaled_at.size() < affected.size())
+          ++writes_by_kind[write.resource +
+                           (write.subresource.empty() ? "" : "/" + write.subresource) + " " +
+                           write.verb];
+        if (write.resource != "deployments" || write.subresource != "scale") continue;
+        ++scale_patches;
+        if (write.code >= 300) {
+          ++rejected;
+          continue;
+        }
+        if (!affected.contains(write.name)) continue;
+        scaled_at.try_emplace(write.name, write.time - death_wall);
+        if (write.replicas) scales[write.name].push_back(*write.replicas);
+      }
+    };
+    const bool complete = wait_for(operator_pid,
+                                   death.monotonic + std::chrono::duration_cast<Clock::duration>(
+                                                         std::chrono::duration<double>(deadline_s)),
+                                   [&] {
+                                     take_writes();
+                                     return scaled_at.size() == affected.size();
+                                   });
     const auto failure_after = sample(operator_pid);
     const double sim_failure_cpu = sim_cpu_seconds() - sim_failure_before;
     std::vector<double> times;
@@ -428,6 +442,34 @@ int main(int argc, char** argv) {
           "  the operator's writes from the death to the last scale PATCH: %zu (%s), "
           "%.0f per s from the first Lease run out to the last scale PATCH\n",
           writes, kinds.c_str(), double(writes) / std::max(times.back() - expiries.front(), 1e-3));
+    if (complete && settle_seconds > 0) {
+      const std::size_t patches_before = scale_patches;
+      const auto settled =
+          Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                             std::chrono::duration<double>(settle_seconds * time_scale));
+      wait_for(operator_pid, settled, [&] {
+        take_writes();
+        return false;
+      });
+      std::size_t scaled_down = 0, flapped = 0, most = 0;
+      for (const auto& [name, replicas] : scales) {
+        most = std::max(most, replicas.size());
+        bool down = false;
+        for (std::size_t i = 1; i < replicas.size(); ++i) {
+          if (replicas[i] < replicas[i - 1]) down = true;
+          if (down && replicas[i] > replicas[i - 1]) {
+            ++flapped;
+            break;
+          }
+        }
+        if (down) ++scaled_down;
+      }
+      std::printf(
+          "  settling, the zone still dead for %.0f s more: %zu more scale PATCHes; %zu "
+          "Deployments scaled down before their nodes came back, %zu of them up again (flapped); "
+          "at most %zu scale PATCHes for one Deployment\n",
+          settle_seconds * time_scale, scale_patches - patches_before, scaled_down, flapped, most);
+    }
     if (!complete) {
       std::printf("FAILED: %zu affected Deployments got no scale PATCH within %.0f s (log: %s)\n",
                   affected.size() - times.size(), deadline_s, operator_log.c_str());
