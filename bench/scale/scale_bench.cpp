@@ -384,7 +384,31 @@ int main(int argc, char** argv) {
     std::uint64_t seen = writes_before;
     const double deadline_s =
         60 * time_scale + 120 + 3.0 * double(affected.size()) / std::max(qps, 1.0);
+    // Whether Lease renewals kept flowing as the operator judges it (a majority of the Lease
+    // holders renewed within its liveness window, half the grace): sampled once a second from
+    // the simulated kubelets. Below the majority the operator (rightly) stops taking Lease
+    // silence as evidence and waits for NotReady.
+    const auto window =
+        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(12 * time_scale));
+    const std::size_t majority = (node_names.size() - 1) / 2 + 1;
+    std::size_t fewest_renewing = node_names.size();
+    double fewest_at = 0, below_majority_s = 0;
+    auto next_sample = Clock::now();
+    const auto sample_renewals = [&] {
+      const auto now = Clock::now();
+      if (now < next_sample) return;
+      next_sample = now + std::chrono::seconds(1);
+      std::size_t renewing = 0;
+      for (const auto& kubelet : cluster.kubelets())
+        if (kubelet.last_renewal && now - kubelet.last_renewal->monotonic <= window) ++renewing;
+      if (renewing < majority) below_majority_s += 1;
+      if (renewing < fewest_renewing) {
+        fewest_renewing = renewing;
+        fewest_at = std::chrono::duration<double>(now - death.monotonic).count();
+      }
+    };
     const auto take_writes = [&] {
+      sample_renewals();
       for (const auto& write : server.writes().since(seen)) {
         seen = write.sequence;
         if (scaled_at.size() < affected.size())
@@ -470,6 +494,11 @@ int main(int argc, char** argv) {
           "at most %zu scale PATCHes for one Deployment\n",
           settle_seconds * time_scale, scale_patches - patches_before, scaled_down, flapped, most);
     }
+    std::printf(
+        "  Lease renewals flowing (nodes renewed within the operator's %.0f s window, sampled "
+        "each second): fewest %zu of %zu, %.0f s after the death (a majority is %zu; below it "
+        "for ~%.0f s)\n",
+        12 * time_scale, fewest_renewing, node_names.size(), fewest_at, majority, below_majority_s);
     if (!complete) {
       std::printf("FAILED: %zu affected Deployments got no scale PATCH within %.0f s (log: %s)\n",
                   affected.size() - times.size(), deadline_s, operator_log.c_str());
