@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <boost/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 
 #include "sim/api_error.hpp"
@@ -142,10 +143,12 @@ void WriteRecord::append(RecordedWrite entry) {
 
 std::vector<RecordedWrite> WriteRecord::since(std::uint64_t after) const {
   std::lock_guard lock(mutex_);
-  std::vector<RecordedWrite> out;
-  for (const auto& entry : entries_)
-    if (entry.sequence > after) out.push_back(entry);
-  return out;
+  // Entries are in sequence order: find the first one after `after` rather than walking them all
+  // (a bench polling every 20 ms over 50,000 entries held the lock every API write needs).
+  const auto first =
+      std::partition_point(entries_.begin(), entries_.end(),
+                           [&](const RecordedWrite& e) { return e.sequence <= after; });
+  return {first, entries_.end()};
 }
 
 std::uint64_t WriteRecord::dropped() const {
