@@ -273,6 +273,8 @@ int main(int argc, char** argv) {
                            ("scale-bench-" + std::to_string(::getpid()) + ".kubeconfig"))
                               .string();
   server.write_kubeconfig(kubeconfig);
+  // The operator's --node-lease-grace; its liveness window (renewals flowing) is half of it.
+  const double lease_grace_s = 24 * time_scale;
   std::vector<std::string> args{operator_binary,
                                 "--kubeconfig",
                                 kubeconfig,
@@ -287,7 +289,7 @@ int main(int argc, char** argv) {
                                 "--kube-api-burst",
                                 std::to_string(burst),
                                 "--node-lease-grace",
-                                seconds_flag(24 * time_scale),
+                                seconds_flag(lease_grace_s),
                                 "--node-grace-period",
                                 seconds_flag(30 * time_scale),
                                 "--scale-down-delay",
@@ -373,7 +375,7 @@ int main(int argc, char** argv) {
         expiries.push_back(
             std::chrono::duration<double>(kubelet.last_renewal->monotonic - death.monotonic)
                 .count() +
-            24 * time_scale);
+            lease_grace_s);
     std::sort(expiries.begin(), expiries.end());
 
     std::unordered_map<std::string, double> scaled_at;  // Deployment -> seconds after the death
@@ -388,8 +390,8 @@ int main(int argc, char** argv) {
     // holders renewed within its liveness window, half the grace): sampled once a second from
     // the simulated kubelets. Below the majority the operator (rightly) stops taking Lease
     // silence as evidence and waits for NotReady.
-    const auto window =
-        std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(12 * time_scale));
+    const auto window = std::chrono::duration_cast<Clock::duration>(
+        std::chrono::duration<double>(lease_grace_s / 2));
     const std::size_t majority = (node_names.size() - 1) / 2 + 1;
     std::size_t fewest_renewing = node_names.size();
     double fewest_at = 0, below_majority_s = 0;
@@ -408,7 +410,6 @@ int main(int argc, char** argv) {
       }
     };
     const auto take_writes = [&] {
-      sample_renewals();
       for (const auto& write : server.writes().since(seen)) {
         seen = write.sequence;
         if (scaled_at.size() < affected.size())
@@ -430,6 +431,7 @@ int main(int argc, char** argv) {
                                    death.monotonic + std::chrono::duration_cast<Clock::duration>(
                                                          std::chrono::duration<double>(deadline_s)),
                                    [&] {
+                                     sample_renewals();
                                      take_writes();
                                      return scaled_at.size() == affected.size();
                                    });
@@ -441,7 +443,7 @@ int main(int argc, char** argv) {
     std::printf(
         "zone failure -> each affected Deployment's scale PATCH written (--kube-api-qps %g "
         "--kube-api-burst %d, --node-lease-grace %s): %zu of %zu",
-        qps, burst, seconds_flag(24 * time_scale).c_str(), times.size(), affected.size());
+        qps, burst, seconds_flag(lease_grace_s).c_str(), times.size(), affected.size());
     if (!times.empty())
       std::printf(": first %.2f s, p50 %.2f s, p99 %.2f s, max %.2f s", times.front(),
                   quantile(times, 0.5), quantile(times, 0.99), times.back());
@@ -472,6 +474,7 @@ int main(int argc, char** argv) {
           Clock::now() + std::chrono::duration_cast<Clock::duration>(
                              std::chrono::duration<double>(settle_seconds * time_scale));
       wait_for(operator_pid, settled, [&] {
+        sample_renewals();
         take_writes();
         return false;
       });
@@ -495,10 +498,11 @@ int main(int argc, char** argv) {
           settle_seconds * time_scale, scale_patches - patches_before, scaled_down, flapped, most);
     }
     std::printf(
-        "  Lease renewals flowing (nodes renewed within the operator's %.0f s window, sampled "
+        "  Lease renewals flowing (nodes renewed within the operator's %g s window, sampled "
         "each second): fewest %zu of %zu, %.0f s after the death (a majority is %zu; below it "
         "for ~%.0f s)\n",
-        12 * time_scale, fewest_renewing, node_names.size(), fewest_at, majority, below_majority_s);
+        lease_grace_s / 2, fewest_renewing, node_names.size(), fewest_at, majority,
+        below_majority_s);
     if (!complete) {
       std::printf("FAILED: %zu affected Deployments got no scale PATCH within %.0f s (log: %s)\n",
                   affected.size() - times.size(), deadline_s, operator_log.c_str());
