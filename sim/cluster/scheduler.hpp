@@ -4,7 +4,8 @@
 // TaintToleration, NodeAffinity; a node is rejected for the first that fails), spreading them
 // (fewest pods first, then by name), and sets the PodScheduled condition -- True on binding,
 // False/Unschedulable with kube-scheduler's message when no node fits; such pods are retried
-// whenever a node changes. Records its Events through events.k8s.io/v1 as kube-scheduler does
+// when a node change may let them fit (a node added, turned Ready or schedulable, a taint gone,
+// its labels changed). Records its Events through events.k8s.io/v1 as kube-scheduler does
 // (reportingController default-scheduler): Scheduled (action Binding) after a binding,
 // FailedScheduling (action Scheduling, Warning) before the condition of a failure.
 // Like kube-scheduler in a large cluster it stops looking once it has found
@@ -28,6 +29,10 @@ namespace rg::sim::cluster {
 /// schedule_one.go numFeasibleNodesToFind with percentageOfNodesToScore unset: every node under
 /// 100, else (50 - nodes/125) % of them, at least 5 % and at least 100.
 std::size_t num_feasible_nodes_to_find(std::size_t nodes);
+
+/// Whether a node change (`before` null: a new node) can make a pending pod fit: it turned
+/// Ready or schedulable, lost a taint, or its labels changed. Pending pods are retried only then.
+bool may_fit_more_pods(const NodeView* before, const NodeView& after);
 
 class Scheduler {
  public:

@@ -139,3 +139,36 @@ TEST_CASE("in a cluster of 150 nodes each search starts where the last stopped: 
   CHECK(per_node.size() == 150);
   for (const auto& [node, pods] : per_node) CHECK_MESSAGE(pods <= 3, node);
 }
+
+TEST_CASE("pending pods are retried only for a node change that may let them fit") {
+  using rg::sim::cluster::NodeView;
+  using rg::sim::cluster::Taint;
+  auto node = [](std::string ready, bool unschedulable, std::vector<Taint> taints,
+                 rg::client::Labels labels = {}) {
+    auto object = std::make_shared<rg::sim::StoredObject>();
+    object->name = "node-1";
+    object->labels = std::move(labels);
+    NodeView view;
+    view.object = object;
+    view.ready = std::move(ready);
+    view.unschedulable = unschedulable;
+    view.taints = std::move(taints);
+    return view;
+  };
+  const Taint unreachable{"node.kubernetes.io/unreachable", "", "NoSchedule", ""};
+  const NodeView ready = node("True", false, {});
+  const NodeView unknown = node("Unknown", false, {unreachable});
+  const NodeView cordoned = node("True", true, {});
+  const NodeView tainted = node("True", false, {unreachable});
+  using rg::sim::cluster::may_fit_more_pods;
+  CHECK(may_fit_more_pods(nullptr, ready));                                     // a new node
+  CHECK(may_fit_more_pods(&unknown, ready));                                    // back
+  CHECK(may_fit_more_pods(&cordoned, ready));                                   // uncordoned
+  CHECK(may_fit_more_pods(&tainted, ready));                                    // a taint gone
+  CHECK(may_fit_more_pods(&ready, node("True", false, {}, {{"group", "a"}})));  // labels
+  // A heartbeat (same view), a node turning NotReady, a cordon or a new taint fits no pod.
+  CHECK_FALSE(may_fit_more_pods(&ready, ready));
+  CHECK_FALSE(may_fit_more_pods(&ready, node("Unknown", false, {})));
+  CHECK_FALSE(may_fit_more_pods(&ready, cordoned));
+  CHECK_FALSE(may_fit_more_pods(&ready, unknown));
+}
