@@ -21,6 +21,10 @@ constexpr std::string_view kNoExecute = "NoExecute";
 // WorkLoop keys of the periodic passes (node names cannot contain \x01).
 const std::string kMonitorKey = "\x01monitor";
 const std::string kTaintKey = "\x01taint";
+// A node whose pods are to be marked NotReady: its own key, so that a zone's worth of nodes
+// turning NotReady in one pass (50,000 pods at 5,000 nodes) is marked a slice at a time, as
+// upstream's parallel workers do it beside everything else, not in one blocking pass.
+const std::string kMarkPodsPrefix = "\x01mark-pods-not-ready/";
 // kube-controller-manager's identity with --use-service-account-credentials.
 constexpr std::string_view kUser = "system:serviceaccount:kube-system:node-controller";
 constexpr std::string_view kUserAgent =
@@ -95,6 +99,15 @@ void NodeLifecycleController::sync(const std::string& key) {
     loop_.add_at(kMonitorKey, Clock::now() + context_.options.node_monitor_period);
     monitor_node_health();
     schedule_tainting_pass();
+  } else if (key.starts_with(kMarkPodsPrefix)) {
+    const std::string name = key.substr(kMarkPodsPrefix.size());
+    const auto node = context_.caches.nodes.get("", name);
+    // Gone, forgotten by a restart, or Ready again since: nothing left to mark.
+    if (!node || !retry_mark_pods_.contains(name) || node->ready == "True") {
+      retry_mark_pods_.erase(name);
+    } else if (mark_pods_not_ready(name)) {
+      retry_mark_pods_.erase(name);
+    }  // else: retried by the next monitor pass (nodesToRetry)
   } else if (key == kTaintKey) {
     no_execute_tainting_pass();
     schedule_tainting_pass();
@@ -195,19 +208,17 @@ std::optional<std::string> NodeLifecycleController::update_node_health(const Nod
   const NodeView& view = updated ? *updated : node;
   process_taint_based_eviction(view, observed);
   const bool needs_retry = retry_mark_pods_.contains(name);
-  bool marked = true;
   if (current != "True" && observed == "True") {
-    // RecordNodeStatusChange, then MarkPodsNotReady.
+    // RecordNodeStatusChange, then MarkPodsNotReady (queued: see kMarkPodsPrefix).
     events_.event(node_reference("v1", name, node.object->uid), "Normal", "NodeNotReady",
                   fmt::format("Node {} status is now: NodeNotReady", name));
-    marked = mark_pods_not_ready(name);
-  } else if (needs_retry && observed != "True") {
-    marked = mark_pods_not_ready(name);
-  }
-  if (marked)
-    retry_mark_pods_.erase(name);
-  else
     retry_mark_pods_.insert(name);
+    loop_.add(kMarkPodsPrefix + name);
+  } else if (needs_retry && observed != "True") {
+    loop_.add(kMarkPodsPrefix + name);
+  } else if (needs_retry) {
+    retry_mark_pods_.erase(name);
+  }
   return current;
 }
 

@@ -6,7 +6,9 @@
 //    node_monitor_grace_period has passed since, Ready, MemoryPressure, DiskPressure and
 //    PIDPressure go Unknown ("NodeStatusUnknown", "Kubelet stopped posting node status."), a
 //    NodeNotReady Event is recorded for the node and MarkPodsNotReady flips each of its pods'
-//    Ready condition to False (a NodeNotReady Warning Event on each);
+//    Ready condition to False (a NodeNotReady Warning Event on each) -- queued per node, so a
+//    zone turning NotReady at once is marked a slice at a time beside the rest of the cluster
+//    (upstream's pass runs on parallel workers; the kubelets never wait for it);
 //  - NoSchedule taints follow the node's conditions at once (doNoScheduleTaintingPass:
 //    Ready False -> not-ready, Unknown -> unreachable; spec.unschedulable -> unschedulable);
 //  - NoExecute taints go through each zone's rate-limited queue (doNoExecuteTaintingPass): a
@@ -90,7 +92,7 @@ class NodeLifecycleController {
   EventRecorder events_;
   std::unordered_map<std::string, NodeHealth> health_;
   std::set<std::string> known_nodes_;
-  std::set<std::string> retry_mark_pods_;  // nodesToRetry
+  std::set<std::string> retry_mark_pods_;  // nodesToRetry, and nodes queued to be marked
   std::map<std::string, ZoneState> zone_states_;
   std::map<std::string, RateLimitedTimedQueue> tainters_;
   std::optional<Clock::time_point> unreachable_since_;

@@ -1,8 +1,8 @@
 // WorkLoop: a controller's queue of keys to sync, now or at a time (a tiny single-strand
 // cousin of client-go's delaying workqueue: a key waiting is queued once, a key asked for at
-// several times runs at the earliest). run() calls the sync function for every due key; a
-// sync that throws is retried after a short delay. Not thread-safe: lives on the cluster's
-// strand.
+// several times runs at the earliest). run() calls the sync function for every due key, in
+// slices of at most 5 ms between which the strand runs everything else; a sync that throws is
+// retried after a short delay. Not thread-safe: lives on the cluster's strand.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -15,6 +15,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace rg::sim::cluster {
 
@@ -42,7 +43,12 @@ class WorkLoop {
   Clock::duration retry_delay_;
   boost::asio::steady_timer timer_;
   bool waiting_ = false;
+  /// The longest run of syncs before the strand is yielded to others.
+  static constexpr Clock::duration kSlice = std::chrono::milliseconds(5);
+
   std::set<std::string> ready_;
+  std::vector<std::string> batch_;  ///< taken from ready_; synced a slice at a time
+  std::size_t next_ = 0;            ///< batch_[next_] is the next to sync
   std::multimap<Clock::time_point, std::string> scheduled_;
   std::unordered_map<std::string, Clock::time_point> due_;  // key -> its entry in scheduled_
 };

@@ -7,7 +7,10 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/json.hpp>
+
+#include <algorithm>
 
 #include "sim/cluster/deployment_controller.hpp"
 #include "sim/cluster/pod_template_hash.hpp"
@@ -83,4 +86,33 @@ TEST_CASE("work loop: a key queued twice syncs once; timed keys run in order; ca
   stop.emit(boost::asio::cancellation_type::terminal);
   io.run_for(std::chrono::milliseconds(100));
   CHECK(ended);
+}
+
+TEST_CASE("the work loop yields the strand between slices of a long batch") {
+  // Twenty keys of a millisecond's work each: the loop must let a handler posted behind it run
+  // before it has synced them all (as the kubelets' Lease renewals must run beside a burst).
+  boost::asio::io_context io;
+  WorkLoop loop(io.get_executor(), "test");
+  std::vector<std::string> ran;
+  for (int i = 0; i < 20; ++i) loop.add("key-" + std::to_string(100 + i));
+  auto sync = [&](const std::string& key) {
+    ran.push_back(key);
+    const auto until = WorkLoop::Clock::now() + std::chrono::milliseconds(1);
+    while (WorkLoop::Clock::now() < until) {  // the work itself
+    }
+  };
+  boost::asio::cancellation_signal stop;
+  boost::asio::co_spawn(io, loop.run(sync),
+                        boost::asio::bind_cancellation_slot(stop.slot(), boost::asio::detached));
+  boost::asio::post(io, [&] { ran.push_back("other"); });
+  const auto deadline = WorkLoop::Clock::now() + std::chrono::seconds(10);
+  while (ran.size() < 21 && WorkLoop::Clock::now() < deadline)
+    io.run_for(std::chrono::milliseconds(5));
+  REQUIRE(ran.size() == 21);
+  const auto other = std::find(ran.begin(), ran.end(), "other") - ran.begin();
+  CHECK(other > 0);
+  CHECK(other < 20);
+  CHECK(std::count(ran.begin(), ran.end(), "key-119") == 1);  // every key once, the last too
+  stop.emit(boost::asio::cancellation_type::terminal);
+  io.run_for(std::chrono::milliseconds(100));
 }
