@@ -2,6 +2,7 @@
 #include "sim/cluster/kubelet.hpp"
 
 #include <fmt/format.h>
+#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/json/value.hpp>
 
 #include <algorithm>
@@ -66,10 +67,20 @@ bool node_status_changed(const NodeView& node) {
 }
 
 Kubelets::Kubelets(Context& context)
-    : context_(context), loop_(context.executor, "kubelet", context.options.retry_delay) {
-  context.kubelet_control.on_change([this](const std::string& node) { loop_.add(node); });
+    : context_(context),
+      loop_(context.executor, "kubelet", context.options.retry_delay),
+      lease_loop_(context.executor, "kubelet lease", context.options.retry_delay) {
+  // The Lease first: a kubelet (re)started renews before it posts its status, as in one sync.
+  context.kubelet_control.on_change([this](const std::string& node) {
+    lease_loop_.add(node);
+    loop_.add(node);
+  });
   context.caches.nodes.add_handler([this](const NodeView* before, const NodeView* after) {
-    loop_.add((after != nullptr ? after : before)->object->name);
+    const std::string& name = (after != nullptr ? after : before)->object->name;
+    // A new node, a gone one, or a kubelet stopped or started by its label.
+    if (before == nullptr || after == nullptr || before->kubelet_stopped != after->kubelet_stopped)
+      lease_loop_.add(name);
+    loop_.add(name);
   });
   context.caches.pods.add_handler([this](const PodView* before, const PodView* after) {
     for (const auto* pod : {before, after})
@@ -80,8 +91,10 @@ Kubelets::Kubelets(Context& context)
 Kubelets::~Kubelets() { context_.kubelet_control.on_change({}); }
 
 boost::asio::awaitable<void> Kubelets::run() {
+  using namespace boost::asio::experimental::awaitable_operators;
   auto sync = [this](const std::string& key) { this->sync(key); };
-  co_await loop_.run(sync);
+  auto sync_lease = [this](const std::string& key) { this->sync_lease(key); };
+  co_await (loop_.run(sync) && lease_loop_.run(sync_lease));
 }
 
 bool Kubelets::reachable(const std::string& node_name) const {
@@ -99,17 +112,16 @@ Kubelets::InFlight Kubelets::make_write(const std::string& node_name, Clock::tim
   return {now, now + context_.kubelet_control.renewal_delay(node_name), std::move(stamp)};
 }
 
-void Kubelets::sync(const std::string& node_name) {
-  auto node = context_.caches.nodes.get("", node_name);
-  if (!node) {
+Kubelets::Kubelet* Kubelets::running(const std::string& node_name, const NodeView* node) {
+  if (node == nullptr) {
     kubelets_.erase(node_name);
     images_.erase(node_name);
     context_.kubelet_control.forget(node_name);
-    return;
+    return nullptr;
   }
   if (node->kubelet_stopped || !context_.kubelet_control.alive(node_name)) {
     kubelets_.erase(node_name);  // a restarted kubelet begins afresh
-    return;
+    return nullptr;
   }
   const auto incarnation = context_.kubelet_control.incarnation(node_name);
   auto& kubelet = kubelets_[node_name];
@@ -120,12 +132,25 @@ void Kubelets::sync(const std::string& node_name) {
         context_, node_name, Identity{"system:node:" + node_name, std::string(kKubeletUserAgent)});
     kubelet.events->starting();
   }
+  return &kubelet;
+}
+
+void Kubelets::sync(const std::string& node_name) {
+  auto node = context_.caches.nodes.get("", node_name);
+  Kubelet* kubelet = running(node_name, node.get());
+  if (kubelet == nullptr) return;
   const auto now = Clock::now();
-  auto next = sync_lease(kubelet, *node, now);
-  next = std::min(next, sync_node_status(kubelet, *node, now));
+  auto next = sync_node_status(*kubelet, *node, now);
   if (auto current = context_.caches.nodes.get("", node_name)) node = std::move(current);
-  next = std::min(next, sync_pods(kubelet, *node, now));
+  next = std::min(next, sync_pods(*kubelet, *node, now));
   loop_.add_at(node_name, next);
+}
+
+void Kubelets::sync_lease(const std::string& node_name) {
+  const auto node = context_.caches.nodes.get("", node_name);
+  Kubelet* kubelet = running(node_name, node.get());
+  if (kubelet == nullptr) return;
+  lease_loop_.add_at(node_name, sync_lease(*kubelet, *node, Clock::now()));
 }
 
 // The lease controller (component-helpers lease/controller.go): a sync every renew interval

@@ -3,7 +3,9 @@
 //  - its lease controller renews kube-node-lease/<node> (leaseDurationSeconds
 //    node_lease_duration) every quarter of the lease duration plus up to 4 % jitter, counted
 //    from the end of the previous renewal; a renewal that cannot reach the API server is retried
-//    with backoffEnsureLease's waits (200 ms doubling to 7 s) until it can;
+//    with backoffEnsureLease's waits (200 ms doubling to 7 s) until it can. Renewals have a
+//    WorkLoop of their own (upstream's lease controller is a goroutine of its own), so a
+//    kubelet busy starting pods never renews late;
 //  - it computes node status every node_status_update_frequency (plus jitter) but writes it
 //    only when it changed (e.g. the node lifecycle controller set Ready=Unknown) or every
 //    node_status_report_frequency (5 min) -- the Lease, not the status, is the heartbeat;
@@ -73,7 +75,12 @@ class Kubelets {
     std::unordered_map<std::string, Clock::time_point> stopping;  // pod key -> removed at
   };
 
+  /// The node's kubelet, begun afresh after a restart; null when it is stopped or the node gone.
+  Kubelet* running(const std::string& node_name, const NodeView* node);
+  /// The pod workers and node status of one node's kubelet.
   void sync(const std::string& node_name);
+  /// The lease controller of one node's kubelet.
+  void sync_lease(const std::string& node_name);
   /// Each returns when it wants to run next.
   Clock::time_point sync_lease(Kubelet& kubelet, const NodeView& node, Clock::time_point now);
   Clock::time_point sync_node_status(Kubelet& kubelet, const NodeView& node, Clock::time_point now);
@@ -88,7 +95,9 @@ class Kubelets {
   void report_ready(const PodView& pod);
 
   Context& context_;
-  WorkLoop loop_;
+  WorkLoop loop_;  ///< node status and pods
+  WorkLoop
+      lease_loop_;  ///< Lease renewals: never behind the pods' work, as upstream's own goroutine
   std::unordered_map<std::string, Kubelet> kubelets_;
   std::unordered_map<std::string, std::set<std::string>> images_;  ///< pulled, per node
   std::uint64_t started_pods_ = 0;                                 // numbers pod IPs

@@ -72,6 +72,8 @@ class ClusterFixture {
                             std::string_view status);
   /// True when `app` has `replicas` live pods, all Ready.
   bool all_ready(const std::string& app, std::size_t replicas) const;
+  /// True when every node is Ready: seeded nodes are not until their kubelet's first status.
+  bool nodes_ready() const;
 
   /// Sets or removes an annotation on a Deployment.
   void annotate_deployment(const std::string& name, const std::string& key,
