@@ -4,7 +4,9 @@
   scripts/count_tests.py BUILD_DIR...   every meson-logs/testlog*.json of each build (scripts/test.sh
                                         runs the wall-clock suites apart, into testlog-wall-clock.json)
 
-doctest executables report their own case counts; any other test counts as one.
+doctest executables report their own case counts; any other test counts as one. Before that line,
+each failed test is named with its failed doctest cases and assertions, so that the end of a long
+log (all a CI summary may keep) says what failed.
 """
 import glob
 import json
@@ -13,6 +15,18 @@ import re
 import sys
 
 DOCTEST = re.compile(r"\[doctest\] test cases:\s*(\d+) \|\s*(\d+) passed \|\s*(\d+) failed \|\s*(\d+) skipped")
+# doctest's lines that say what failed: the case (and subcase), the assertion, its values.
+FAILURE_LINE = re.compile(r"^(TEST CASE:|  SUBCASE:|.*: (ERROR|FATAL ERROR): |  values: |  logged: )")
+MAX_FAILURE_LINES = 30  # per test
+
+
+def failure_digest(test):
+    """The lines naming a failed test and what in it failed."""
+    lines = [f"FAILED {test['name']} ({test['result']})"]
+    found = [line.rstrip() for line in (test.get("stdout") or "").splitlines() if FAILURE_LINE.match(line)]
+    if len(found) > MAX_FAILURE_LINES:
+        found = found[:MAX_FAILURE_LINES] + [f"  ... {len(found) - MAX_FAILURE_LINES} more lines"]
+    return lines + ["  " + line for line in found]
 
 
 def logs(build_dirs):
@@ -26,6 +40,7 @@ def logs(build_dirs):
 
 def main(build_dirs):
     passed = failed = skipped = 0
+    failures = []
     for path in logs(build_dirs):
         try:
             log = open(path, encoding="utf-8")
@@ -38,6 +53,8 @@ def main(build_dirs):
                 if not line.strip():
                     continue
                 test = json.loads(line)
+                if test["result"] not in ("OK", "SKIP", "EXPECTEDFAIL"):
+                    failures += failure_digest(test)
                 counts = DOCTEST.findall(test.get("stdout") or "")
                 if counts and test["result"] in ("OK", "FAIL", "EXPECTEDFAIL"):
                     _, p, f, s = map(int, counts[-1])
@@ -51,6 +68,8 @@ def main(build_dirs):
                     skipped += 1
                 else:
                     failed += 1
+    for line in failures:
+        print(line)
     print(f"{passed} passed, {failed} failed, {skipped} skipped")
 
 
