@@ -81,7 +81,10 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
                      const PolicyConfig& config, PlanMemory& memory,
                      std::chrono::steady_clock::time_point now) {
   if (d.deleting) return {};
-  if (!d.enabled) return plan_opt_out(d);
+  if (!d.enabled) {
+    memory = PlanMemory{};  // opting in again starts afresh (first sight)
+    return plan_opt_out(d);
+  }
 
   ScalePlan plan;
   if (d.hpa_name) {

@@ -191,6 +191,15 @@ TEST_CASE("a replacement sent to the dead node is replaced too, within max-surge
       CHECK(down.events[0].reason == "ScaledDownAfterRecovery");
     }
   }
+  SUBCASE("opted out: the held room is forgotten, so opting in again starts afresh") {
+    CHECK(memory.unstarted_room == 1);
+    CHECK(memory.last_desired == 4);
+    DeploymentFacts out = managed(6, 2);
+    out.enabled = false;
+    CHECK(plan_scale(out, {}, {}, memory, kT0 + 1s).scale_to == 4);
+    CHECK(memory.unstarted_room == 0);
+    CHECK_FALSE(memory.last_desired);
+  }
   SUBCASE("--max-total-surge still holds") {
     PolicyConfig config;
     config.max_total_surge = 1;
