@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "client/config/config_error.hpp"
 #include "client/config/token_auth.hpp"
@@ -58,8 +59,9 @@ std::optional<RestConfig> load_in_cluster(const InClusterOptions& options) {
     spdlog::error("expected to load the root CA from {}; using the system's roots",
                   (dir / "ca.crt").string());
   }
-  if (auto ns = read_file(dir / "namespace"); ns && !trim(*ns).empty()) {
-    rest.namespace_ = std::string(trim(*ns));
+  const auto ns_file = read_file(dir / "namespace");
+  if (const auto ns = ns_file ? trim(*ns_file) : std::string_view(); !ns.empty()) {
+    rest.namespace_ = std::string(ns);
   } else if (const char* pod_ns = std::getenv("POD_NAMESPACE"); pod_ns != nullptr && *pod_ns) {
     rest.namespace_ = pod_ns;
   }
