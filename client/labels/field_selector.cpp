@@ -11,8 +11,6 @@
 namespace rg::client {
 namespace {
 
-constexpr std::string_view kFieldSelector = "field selector";
-
 struct Term {
   std::string_view text;
   std::size_t position;
@@ -43,12 +41,12 @@ std::string unescape(std::string_view selector, const Term& term, std::size_t va
     if (c == '\\') {
       if (i + 1 == value.size() ||
           (value[i + 1] != '\\' && value[i + 1] != ',' && value[i + 1] != '=')) {
-        throw SelectorError(kFieldSelector, selector, position,
+        throw SelectorError(kFieldSelectorKind, selector, position,
                             "invalid escape sequence (only \\\\, \\, and \\= are allowed)");
       }
       out += value[++i];
     } else if (c == '=' || c == ',') {
-      throw SelectorError(kFieldSelector, selector, position,
+      throw SelectorError(kFieldSelectorKind, selector, position,
                           fmt::format("'{}' in a value must be escaped as '\\{}'", c, c));
     } else {
       out += c;
@@ -85,7 +83,7 @@ FieldSelector FieldSelector::parse(std::string_view selector) {
       op = term.text.find_first_of("!=", op + 1);
     }
     if (op == std::string_view::npos) {
-      throw SelectorError(kFieldSelector, selector, term.position,
+      throw SelectorError(kFieldSelectorKind, selector, term.position,
                           fmt::format("term \"{}\" has no operator (use field=value, "
                                       "field==value or field!=value)",
                                       term.text));
@@ -100,7 +98,7 @@ FieldSelector FieldSelector::parse(std::string_view selector) {
       length = 2;
     }
     if (r.field.empty()) {
-      throw SelectorError(kFieldSelector, selector, term.position,
+      throw SelectorError(kFieldSelectorKind, selector, term.position,
                           fmt::format("term \"{}\" has no field name", term.text));
     }
     r.value = unescape(selector, term, op + length);

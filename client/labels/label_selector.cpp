@@ -14,8 +14,6 @@
 namespace rg::client {
 namespace {
 
-constexpr std::string_view kLabelSelector = "label selector";
-
 bool contains(const std::vector<std::string>& sorted, std::string_view value) {
   auto it = std::lower_bound(sorted.begin(), sorted.end(), value,
                              [](const std::string& a, std::string_view b) { return a < b; });
@@ -179,7 +177,7 @@ LabelSelector LabelSelector::from_match(const Labels& match_labels,
   for (const auto& [key, value] : match_labels) {
     SelectorRequirement r{key, SelectorOperator::kEquals, {value}};
     if (std::string problem = r.normalize(); !problem.empty()) {
-      throw SelectorError(kLabelSelector, fmt::format("matchLabels[\"{}\"]", key),
+      throw SelectorError(kLabelSelectorKind, fmt::format("matchLabels[\"{}\"]", key),
                           SelectorError::kNoPosition, std::move(problem));
     }
     requirements.push_back(std::move(r));
@@ -200,13 +198,14 @@ LabelSelector LabelSelector::from_match(const Labels& match_labels,
     } else if (e.operator_ == "DoesNotExist") {
       r.op = SelectorOperator::kDoesNotExist;
     } else {
-      throw SelectorError(kLabelSelector, where(), SelectorError::kNoPosition,
+      throw SelectorError(kLabelSelectorKind, where(), SelectorError::kNoPosition,
                           fmt::format("\"{}\" is not a valid label selector operator (use In, "
                                       "NotIn, Exists or DoesNotExist)",
                                       e.operator_));
     }
     if (std::string problem = r.normalize(); !problem.empty()) {
-      throw SelectorError(kLabelSelector, where(), SelectorError::kNoPosition, std::move(problem));
+      throw SelectorError(kLabelSelectorKind, where(), SelectorError::kNoPosition,
+                          std::move(problem));
     }
     requirements.push_back(std::move(r));
   }
@@ -216,7 +215,7 @@ LabelSelector LabelSelector::from_match(const Labels& match_labels,
 LabelSelector LabelSelector::from_json(const boost::json::value& label_selector) {
   if (label_selector.is_null()) return nothing();
   auto bad = [](std::string problem) {
-    return SelectorError(kLabelSelector, "metav1.LabelSelector", SelectorError::kNoPosition,
+    return SelectorError(kLabelSelectorKind, "metav1.LabelSelector", SelectorError::kNoPosition,
                          std::move(problem));
   };
   const auto* object = label_selector.if_object();

@@ -104,7 +104,7 @@ class Parser {
 
  private:
   [[noreturn]] void fail(std::size_t position, std::string problem) const {
-    throw SelectorError("label selector", input_, position, std::move(problem));
+    throw SelectorError(kLabelSelectorKind, input_, position, std::move(problem));
   }
   [[noreturn]] void fail(const Lexeme& found, std::string_view expected) const {
     fail(found.position, fmt::format("found '{}', {}", found.text, expected));

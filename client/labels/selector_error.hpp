@@ -9,11 +9,15 @@
 
 namespace rg::client {
 
+/// The `kind` of each selector's errors.
+inline constexpr std::string_view kLabelSelectorKind = "label selector";
+inline constexpr std::string_view kFieldSelectorKind = "field selector";
+
 class SelectorError : public std::invalid_argument {
  public:
   static constexpr std::size_t kNoPosition = static_cast<std::size_t>(-1);
 
-  /// `kind` is "label selector" or "field selector"; `selector` is the text, or for a selector
+  /// `kind` is kLabelSelectorKind or kFieldSelectorKind; `selector` is the text, or for a selector
   /// built from parts (matchExpressions) the part at fault, with position kNoPosition.
   SelectorError(std::string_view kind, std::string_view selector, std::size_t position,
                 std::string problem);
