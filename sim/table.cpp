@@ -31,9 +31,7 @@ std::string string_at(const json::object* parent, std::string_view key) {
 }
 
 std::int64_t int_at(const json::object* parent, std::string_view key) {
-  if (parent == nullptr) return 0;
-  const auto* value = parent->if_contains(key);
-  return value != nullptr && value->is_number() ? value->to_number<std::int64_t>() : 0;
+  return parent != nullptr ? rg::sim::int_at(*parent, key) : 0;
 }
 
 const json::array* array_at(const json::object* parent, std::string_view key) {
