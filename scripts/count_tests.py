@@ -23,7 +23,18 @@ MAX_FAILURE_LINES = 30  # per test
 def failure_digest(test):
     """The lines naming a failed test and what in it failed."""
     lines = [f"FAILED {test['name']} ({test['result']})"]
-    found = [line.rstrip() for line in (test.get("stdout") or "").splitlines() if FAILURE_LINE.match(line)]
+    found = []
+    case = []  # the current case's header lines, kept only if an assertion of it failed
+    for line in (test.get("stdout") or "").splitlines():
+        if not FAILURE_LINE.match(line):
+            continue
+        if line.startswith("TEST CASE:"):
+            case = [line.rstrip()]
+        elif line.startswith("  SUBCASE:"):
+            case.append(line.rstrip())
+        else:
+            found += case + [line.rstrip()]
+            case = []
     if len(found) > MAX_FAILURE_LINES:
         found = found[:MAX_FAILURE_LINES] + [f"  ... {len(found) - MAX_FAILURE_LINES} more lines"]
     return lines + ["  " + line for line in found]
