@@ -11,5 +11,6 @@ if [[ ! -d "$corpus" ]]; then echo "run_fuzzer: no corpus at $corpus" >&2; exit 
 mkdir -p "$workdir/corpus"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# -error_exitcode: libFuzzer's default, 77, is what meson counts as a skipped test.
 exec "$harness" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2560 -print_final_stats=1 \
-  -artifact_prefix="$workdir/" "$@" "$workdir/corpus" "$corpus"
+  -error_exitcode=1 -artifact_prefix="$workdir/" "$@" "$workdir/corpus" "$corpus"
