@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -117,11 +118,36 @@ std::size_t nesting_depth(const json::value& value) {
   return deepest;
 }
 
+namespace {
+
+// Boost.JSON reads a number beyond a double's range (1e999) as infinity, which no JSON text can
+// carry; the API server's decoder rejects such a number.
+bool has_infinite_number(const json::value& value) {
+  std::vector<const json::value*> pending{&value};
+  while (!pending.empty()) {
+    const json::value* at = pending.back();
+    pending.pop_back();
+    if (const auto* number = at->if_double(); number && !std::isfinite(*number)) return true;
+    if (const auto* object = at->if_object()) {
+      for (const auto& entry : *object) pending.push_back(&entry.value());
+    } else if (const auto* array = at->if_array()) {
+      for (const auto& item : *array) pending.push_back(&item);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 json::value parse_json_or_yaml(std::string_view text) {
   boost::system::error_code ec;
   json::parse_options options;
   options.max_depth = kMaxNestingDepth;
   auto value = json::parse(text, ec, {}, options);
+  if (!ec && has_infinite_number(value))
+    throw errors::bad_request(
+        "the request body has a number out of a 64-bit float's range; write a smaller one, or "
+        "quote it as a string");
   if (!ec) return value;
   if (ec == json::error::too_deep) throw too_deep();
   check_yaml_text(text);

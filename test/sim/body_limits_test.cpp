@@ -77,6 +77,17 @@ TEST_CASE("bodies nest up to kube-sim's limit, as JSON or YAML; deeper is a 400 
   }
 }
 
+TEST_CASE("a number beyond a double's range is a 400, not an infinity no JSON can carry") {
+  for (const std::string body : {"1e999", R"({"spec":{"replicas":-1e400}})", "[1, 2e308]"}) {
+    auto status = failure_of([&] { parse_json_or_yaml(body); });
+    CHECK(status.code == 400);
+    CHECK(status.message.find("out of a 64-bit float's range") != std::string::npos);
+  }
+  CHECK(parse_json_or_yaml("1.7e308").as_double() == 1.7e308);
+  // YAML reads it as a string, as go-yaml does when the float does not parse.
+  CHECK(parse_json_or_yaml("a: 1e999").at("a") == "1e999");
+}
+
 TEST_CASE("a JSON patch: at most 10000 operations, 3 MiB of copies, and a result kube-sim reads") {
   json::value target = json::parse(R"({"spec":{"data":""}})");
 
