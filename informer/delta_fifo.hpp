@@ -49,6 +49,8 @@ template <KubeObject T>
 class DeltaFIFO {
  public:
   using ObjectPtr = std::shared_ptr<const T>;
+  /// A queued key: `namespace/name`, inline up to 39 characters (no heap block per key).
+  using Key = detail::StoreKey;
 
   struct Options {
     /// Queued deltas (over all keys) at which producers start to wait. Must be > 0.
@@ -104,7 +106,7 @@ class DeltaFIFO {
   /// Indexer::replace; the FIFO does not need it).
   boost::asio::awaitable<bool> replace(std::vector<ObjectPtr> list, std::string resource_version) {
     (void)resource_version;
-    std::vector<std::pair<std::string, ObjectPtr>> keyed = with_keys(std::move(list));
+    std::vector<std::pair<Key, ObjectPtr>> keyed = with_keys(std::move(list));
     bool accepted = false;
     auto try_now = [&] {
       if (closed_) return true;
@@ -209,23 +211,26 @@ class DeltaFIFO {
   }
 
  private:
-  static std::vector<std::pair<std::string, ObjectPtr>> with_keys(std::vector<ObjectPtr> list) {
-    std::vector<std::pair<std::string, ObjectPtr>> keyed;
+  static std::vector<std::pair<Key, ObjectPtr>> with_keys(std::vector<ObjectPtr> list) {
+    std::vector<std::pair<Key, ObjectPtr>> keyed;
     keyed.reserve(list.size());
     for (auto& object : list) {
-      std::string key = key_for(object);
+      Key key = key_for(object);
       keyed.emplace_back(std::move(key), std::move(object));
     }
     return keyed;
   }
 
-  static std::string key_for(const ObjectPtr& object) {
+  // Builds the key in a per-thread buffer that keeps its capacity, so a key allocates nothing.
+  static Key key_for(const ObjectPtr& object) {
     if (!object) throw std::invalid_argument("cannot queue a null object in the DeltaFIFO");
-    return meta_namespace_key(*object);
+    thread_local std::string scratch;
+    assign_meta_namespace_key(scratch, *object);
+    return Key(scratch);
   }
 
   boost::asio::awaitable<bool> push(DeltaType type, ObjectPtr object) {
-    std::string key = key_for(object);  // throws for a null or unnamed object, before waiting
+    Key key = key_for(object);  // throws for a null or unnamed object, before waiting
     return when_room([this, type, object = std::move(object), key = std::move(key)]() mutable {
       if (type == DeltaType::kDeleted && !is_known_locked(key)) return;  // already gone
       queue_action_locked(type, std::move(object), std::move(key));
@@ -251,13 +256,13 @@ class DeltaFIFO {
 
   bool has_synced_locked() const { return populated_ && initial_population_count_ == 0; }
 
-  bool is_known_locked(const std::string& key) const {
+  bool is_known_locked(std::string_view key) const {
     if (items_.contains(key)) return true;
     return options_.known_objects && options_.known_objects->get_by_key(key) != nullptr;
   }
 
   // The newest queued state of `key`, else the cached one; null if neither.
-  ObjectPtr last_known_locked(const std::string& key) const {
+  ObjectPtr last_known_locked(std::string_view key) const {
     if (auto it = items_.find(key); it != items_.end())
       return object_of<T>(it->second.back().object);
     if (const detail::KnownObjects<T>* known = options_.known_objects)
@@ -266,8 +271,7 @@ class DeltaFIFO {
   }
 
   // Returns the key as stored in items_ (valid until the key is popped).
-  std::string_view queue_action_locked(DeltaType type, ObjectOrTombstone<T> object,
-                                       std::string key) {
+  std::string_view queue_action_locked(DeltaType type, ObjectOrTombstone<T> object, Key key) {
     auto [it, inserted] = items_.try_emplace(std::move(key));
     Deltas<T>& deltas = it->second;
     deltas.push_back(Delta<T>{type, std::move(object)});
@@ -290,7 +294,7 @@ class DeltaFIFO {
     --delta_count_;
   }
 
-  void replace_locked(std::vector<std::pair<std::string, ObjectPtr>>& keyed) {
+  void replace_locked(std::vector<std::pair<Key, ObjectPtr>>& keyed) {
     const DeltaType type =
         options_.emit_delta_type_replaced ? DeltaType::kReplaced : DeltaType::kSync;
     // The keys known before the list (queued or cached) that it lacks vanished meanwhile. An
@@ -350,8 +354,8 @@ class DeltaFIFO {
 
   Options options_;
   mutable std::mutex mutex_;
-  detail::HashedStringMap<Deltas<T>> items_;  // keeps each key's hash: one lookup per pop
-  std::deque<std::string_view> queue_;        // views of the keys of items_ (its nodes stay put)
+  detail::KeyMap<Deltas<T>> items_;     // keeps each key's hash: one lookup per pop
+  std::deque<std::string_view> queue_;  // views of the keys of items_ (its nodes stay put)
   std::size_t delta_count_ = 0;
   bool populated_ = false;
   std::size_t initial_population_count_ = 0;

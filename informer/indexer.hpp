@@ -23,9 +23,10 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
+
+#include <boost/unordered/unordered_flat_set.hpp>
 
 #include "client/model/compact_string.hpp"
 #include "informer/detail/known_objects.hpp"
@@ -65,10 +66,6 @@ using StoreKey = client::BasicCompactString<40>;
 /// The store: a StoreKey and its hash per cached object.
 template <class V>
 using KeyMap = std::unordered_map<StoreKey, V, StoreKeyHash, StringEqual>;
-/// A std::string-keyed map that keeps each key's hash (see StoreKeyHash): the DeltaFIFO's
-/// items, looked up once per pop among up to a whole list's keys.
-template <class V>
-using HashedStringMap = std::unordered_map<std::string, V, StoreKeyHash, StringEqual>;
 }  // namespace detail
 
 /// Runs on every object before it is stored; returns the object to store (may be the same).
@@ -299,9 +296,10 @@ class Indexer final : public detail::KnownObjects<T> {
   // A cached object's entry in items_: its key and the object.
   using Entry = typename detail::KeyMap<ObjectPtr>::value_type;
   // index value -> the entries of items_ it holds, by address (moving items_ keeps its nodes, so
-  // the addresses survive). Hash sets of pointers (32 bytes an entry, where a std::set node takes
-  // 64; hashing an address reads no key): readers sort what they return by key.
-  using KeySet = std::unordered_set<const Entry*>;
+  // the addresses survive). Open-addressing sets of pointers: 8 bytes a slot and a byte of
+  // metadata, no allocation per member (a std::unordered_set node took 32 bytes of heap and its
+  // bucket 8); hashing an address reads no key. Readers sort what they return by key.
+  using KeySet = boost::unordered_flat_set<const Entry*>;
   using Index = detail::StringMap<KeySet>;
 
   static void sort_by_key(std::vector<const Entry*>& entries) {
