@@ -98,46 +98,46 @@ json::value yaml_to_json(const YAML::Node& node, std::size_t depth) {
   }
 }
 
-}  // namespace
-
-std::size_t nesting_depth(const json::value& value) {
-  // Iterative: the value may nest deeper than the limit it is checked against.
-  std::size_t deepest = 0;
+// Calls `visit(value, depth)` on `value` (depth 0) and on everything inside it, depth first;
+// stops early when `visit` returns false. Iterative: the value may nest deeper than the limit it
+// is checked against.
+template <class Visit>
+void walk(const json::value& value, Visit visit) {
   std::vector<std::pair<const json::value*, std::size_t>> pending{{&value, 0}};
   while (!pending.empty()) {
     auto [at, depth] = pending.back();
     pending.pop_back();
+    if (!visit(*at, depth)) return;
     if (const auto* object = at->if_object()) {
-      deepest = std::max(deepest, depth + 1);
       for (const auto& entry : *object) pending.emplace_back(&entry.value(), depth + 1);
     } else if (const auto* array = at->if_array()) {
-      deepest = std::max(deepest, depth + 1);
       for (const auto& item : *array) pending.emplace_back(&item, depth + 1);
     }
   }
-  return deepest;
 }
-
-namespace {
 
 // Boost.JSON reads a number beyond a double's range (1e999) as infinity, which no JSON text can
 // carry; the API server's decoder rejects such a number.
 bool has_infinite_number(const json::value& value) {
-  std::vector<const json::value*> pending{&value};
-  while (!pending.empty()) {
-    const json::value* at = pending.back();
-    pending.pop_back();
-    if (const auto* number = at->if_double(); number && !std::isfinite(*number)) return true;
-    if (const auto* object = at->if_object()) {
-      for (const auto& entry : *object) pending.push_back(&entry.value());
-    } else if (const auto* array = at->if_array()) {
-      for (const auto& item : *array) pending.push_back(&item);
-    }
-  }
-  return false;
+  bool infinite = false;
+  walk(value, [&](const json::value& at, std::size_t) {
+    const auto* number = at.if_double();
+    infinite = number != nullptr && !std::isfinite(*number);
+    return !infinite;
+  });
+  return infinite;
 }
 
 }  // namespace
+
+std::size_t nesting_depth(const json::value& value) {
+  std::size_t deepest = 0;
+  walk(value, [&](const json::value& at, std::size_t depth) {
+    if (at.is_object() || at.is_array()) deepest = std::max(deepest, depth + 1);
+    return true;
+  });
+  return deepest;
+}
 
 json::value parse_json_or_yaml(std::string_view text) {
   boost::system::error_code ec;
