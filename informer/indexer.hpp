@@ -81,6 +81,7 @@ class Indexer final : public detail::KnownObjects<T> {
       : indexers_(std::make_shared<const Indexers<T>>(std::move(indexers))),
         transform_(std::move(transform)) {
     for (const auto& [name, func] : *indexers_) indices_[name];
+    plan_writes();
   }
 
   Indexer(const Indexer&) = delete;
@@ -107,6 +108,7 @@ class Indexer final : public detail::KnownObjects<T> {
     for (auto& [name, func] : more) merged.emplace(name, std::move(func));
     for (auto& [name, index] : built) indices_.emplace(name, std::move(index));
     indexers_ = std::make_shared<const Indexers<T>>(std::move(merged));
+    plan_writes();
   }
 
   /// Inserts or replaces the object under its key; returns the stored (transformed) object.
@@ -141,7 +143,7 @@ class Indexer final : public detail::KnownObjects<T> {
     auto it = items_.find(key);
     if (it == items_.end()) return nullptr;
     ObjectPtr old = std::move(it->second);
-    unindex(*indexers_, &*it, *old);  // before the entry the indexes point at goes
+    unindex(&*it, *old);  // before the entry the indexes point at goes
     items_.erase(it);
     return old;
   }
@@ -167,6 +169,7 @@ class Indexer final : public detail::KnownObjects<T> {
     // The new indices point into `items`' nodes, which the move hands over as they are; set
     // first, no index ever holds the address of an entry already freed.
     indices_ = std::move(indices);
+    plan_writes();
     items_ = std::move(items);
     resource_version_ = std::move(resource_version);
   }
@@ -327,52 +330,67 @@ class Indexer final : public detail::KnownObjects<T> {
     std::unique_lock lock(mutex_);
     std::string& key = key_scratch_;  // reused: no allocation per write
     assign_meta_namespace_key(key, *object);
-    const Indexers<T>& indexers = *indexers_;
     // Compute every index value, new and old, before touching anything, so a throwing index
-    // function leaves the store as it was.
+    // function leaves the store as it was. An update keeps the values that follow from the key.
     auto it = items_.find(key);
+    const bool updating = it != items_.end();
     std::vector<std::vector<std::string>>& new_values = new_values_scratch_;
     std::vector<std::vector<std::string>>& old_values = old_values_scratch_;
-    new_values.clear();
-    old_values.clear();
-    for (const auto& [name, func] : indexers) {
-      new_values.push_back(func(*object));
-      if (it != items_.end()) old_values.push_back(func(*it->second));
+    new_values.resize(writes_.size());
+    old_values.resize(writes_.size());
+    for (std::size_t i = 0; i < writes_.size(); ++i) {
+      const IndexWrite& write = writes_[i];
+      const bool unchanged = updating && write.follows_from_key;
+      new_values[i] = unchanged ? std::vector<std::string>{} : (*write.func)(*object);
+      old_values[i] =
+          updating && !unchanged ? (*write.func)(*it->second) : std::vector<std::string>{};
     }
 
     ObjectPtr previous;
-    if (it == items_.end()) {
+    if (!updating) {
       it = items_.emplace(std::string_view(key), object).first;
     } else {
       previous = std::exchange(it->second, object);
     }
     const Entry* const stored = &*it;
-    std::size_t i = 0;
-    for (const auto& [name, func] : indexers) {
-      Index& index = indices_.find(name)->second;
+    const auto contains = [](const std::vector<std::string>& values, const std::string& value) {
+      return std::find(values.begin(), values.end(), value) != values.end();
+    };
+    for (std::size_t i = 0; i < writes_.size(); ++i) {
+      Index& index = *writes_[i].index;
       const std::vector<std::string>& fresh = new_values[i];
-      const std::vector<std::string>* stale = old_values.empty() ? nullptr : &old_values[i];
-      const auto contains = [](const std::vector<std::string>& values, const std::string& value) {
-        return std::find(values.begin(), values.end(), value) != values.end();
-      };
-      if (stale != nullptr) {
-        for (const auto& value : *stale) {
-          if (!contains(fresh, value)) erase_from(index, value, stored);
-        }
+      const std::vector<std::string>& stale = old_values[i];
+      for (const auto& value : stale) {
+        if (!contains(fresh, value)) erase_from(index, value, stored);
       }
       // An update mostly keeps its index values (namespace, node): those entries are in place.
       for (const auto& value : fresh) {
-        if (stale == nullptr || !contains(*stale, value)) index[value].insert(stored);
+        if (!contains(stale, value)) index[value].insert(stored);
       }
-      ++i;
     }
     return {std::move(previous), std::move(object)};
   }
 
-  void unindex(const Indexers<T>& indexers, const Entry* entry, const T& object) {
-    for (const auto& [name, func] : indexers) {
-      Index& index = indices_.find(name)->second;
-      for (const auto& value : func(object)) erase_from(index, value, entry);
+  void unindex(const Entry* entry, const T& object) {
+    for (const IndexWrite& write : writes_) {
+      for (const auto& value : (*write.func)(object)) erase_from(*write.index, value, entry);
+    }
+  }
+
+  // True for the built-in namespace index: its value is part of the key, so an update (same
+  // key) cannot change it.
+  static bool follows_from_key(const IndexFunc<T>& func) {
+    using Plain = std::vector<std::string> (*)(const T&);
+    const Plain* plain = func.template target<Plain>();
+    return plain != nullptr && *plain == &namespace_index_func<T>;
+  }
+
+  // Rebuilds writes_ after indexers_ or indices_ changed (with the write lock held, or in the
+  // constructor).
+  void plan_writes() {
+    writes_.clear();
+    for (const auto& [name, func] : *indexers_) {
+      writes_.push_back({&func, &indices_.find(name)->second, follows_from_key(func)});
     }
   }
 
@@ -407,11 +425,19 @@ class Indexer final : public detail::KnownObjects<T> {
     return it->second;
   }
 
+  // What a write updates: each index function and its index (in indexers_ and indices_).
+  struct IndexWrite {
+    const IndexFunc<T>* func;
+    Index* index;
+    bool follows_from_key;  // its values cannot change under the same key
+  };
+
   mutable std::shared_mutex mutex_;
   std::shared_ptr<const Indexers<T>> indexers_;
   TransformFunc<T> transform_;
   detail::KeyMap<ObjectPtr> items_;
   detail::StringMap<Index> indices_;
+  std::vector<IndexWrite> writes_;
   std::string resource_version_;
   // upsert()'s working memory, kept between writes (guarded by mutex_ like the rest).
   std::string key_scratch_;
