@@ -104,7 +104,13 @@ ScalePlan plan_scale(const DeploymentFacts& d, const ClusterFacts& cluster,
                                "\" no longer targets it: guarding the replicas again"});
     memory.left_to_hpa.reset();
   }
-  if (d.paused) return plan;
+  if (d.paused) {
+    // Nothing is written while paused, and what happened meanwhile was not acted on: a pending
+    // scale-down waits a whole delay after the resume, as after an HPA hand-off. The room held
+    // for never-started replacements stays (they still cannot serve).
+    memory.surge_unneeded_since.reset();
+    return plan;
+  }
 
   // First sight: record the count the user runs today as the desired count, before anything else.
   if (!d.desired_annotation) {

@@ -335,6 +335,22 @@ TEST_CASE("paused, deleting and HPA-targeted Deployments are left alone") {
   CHECK(warned.events[0].reason == "HorizontalPodAutoscalerPresent");
 }
 
+TEST_CASE("a scale-down pending when the Deployment is paused waits a whole delay after it") {
+  PlanMemory memory;
+  DeploymentFacts surged = managed(5, 0);  // a surge no longer needed: its scale-down is pending
+  CHECK_FALSE(plan_scale(surged, {}, {}, memory, kT0).scale_to);
+  REQUIRE(memory.surge_unneeded_since);
+  DeploymentFacts paused = surged;
+  paused.paused = true;
+  const ScalePlan held = plan_scale(paused, {}, {}, memory, kT0 + 90s);
+  CHECK_FALSE(held.scale_to);
+  CHECK(held.events.empty());
+  const ScalePlan resumed = plan_scale(surged, {}, {}, memory, kT0 + 100s);
+  CHECK_FALSE(resumed.scale_to);  // the delay elapsed before the pause counts no more
+  CHECK(resumed.requeue_after == 60s);
+  CHECK(plan_scale(surged, {}, {}, memory, kT0 + 160s).scale_to == 4);
+}
+
 TEST_CASE("an HPA-targeted Deployment gets one Warning, no write, and is guarded again after") {
   PlanMemory memory;
   DeploymentFacts surged = managed(5, 0);  // a surge no longer needed: its scale-down is pending
