@@ -97,6 +97,15 @@ TEST_CASE("errors are Status objects with the API server's messages") {
   CHECK(bad_field.status == 400);
   CHECK(bad_field.json().at("message") == "field label not supported: spec.foo");
 
+  // A patch is decoded only when applied to the object (apiserver's applyPatchToCurrentObject):
+  // a missing object is a 404 whatever the body holds; an existing one, a 400 for a bad body.
+  for (const std::string path :
+       {"/api/v1/namespaces/default/pods/nobody", "/api/v1/namespaces/default/pods/x"}) {
+    auto bad_patch = call(port, "PATCH", path, "{not json: [",
+                          {{"Content-Type", "application/merge-patch+json"}});
+    CHECK(bad_patch.status == (path.ends_with("/x") ? 400 : 404));
+  }
+
   auto not_allowed = call(port, "POST", "/api/v1/namespaces/default/pods/x/status", pod("x"));
   CHECK(not_allowed.status == 405);
   CHECK(call(port, "GET", "/api/v1/nosuchthings").status == 404);
