@@ -24,6 +24,15 @@ DeploymentFacts managed(std::int32_t spec, std::int32_t stranded) {
   return d;
 }
 
+// A managed Deployment one above desired with nothing stranded, planned once at kT0 with the
+// default policy: its surge is no longer needed and its scale-down is pending in `memory`.
+DeploymentFacts with_pending_scale_down(PlanMemory& memory) {
+  DeploymentFacts surged = managed(5, 0);
+  CHECK_FALSE(plan_scale(surged, {}, {}, memory, kT0).scale_to);
+  REQUIRE(memory.surge_unneeded_since);
+  return surged;
+}
+
 std::optional<std::string> annotation(const ScalePlan& plan, std::string_view key) {
   for (const auto& [k, v] : plan.annotations) {
     if (k == key) return v.value_or("<removed>");
@@ -337,9 +346,7 @@ TEST_CASE("paused, deleting and HPA-targeted Deployments are left alone") {
 
 TEST_CASE("a scale-down pending when the Deployment is paused waits a whole delay after it") {
   PlanMemory memory;
-  DeploymentFacts surged = managed(5, 0);  // a surge no longer needed: its scale-down is pending
-  CHECK_FALSE(plan_scale(surged, {}, {}, memory, kT0).scale_to);
-  REQUIRE(memory.surge_unneeded_since);
+  const DeploymentFacts surged = with_pending_scale_down(memory);
   DeploymentFacts paused = surged;
   paused.paused = true;
   const ScalePlan held = plan_scale(paused, {}, {}, memory, kT0 + 90s);
@@ -353,9 +360,7 @@ TEST_CASE("a scale-down pending when the Deployment is paused waits a whole dela
 
 TEST_CASE("an HPA-targeted Deployment gets one Warning, no write, and is guarded again after") {
   PlanMemory memory;
-  DeploymentFacts surged = managed(5, 0);  // a surge no longer needed: its scale-down is pending
-  CHECK_FALSE(plan_scale(surged, {}, {}, memory, kT0).scale_to);
-  REQUIRE(memory.surge_unneeded_since);
+  const DeploymentFacts surged = with_pending_scale_down(memory);
 
   DeploymentFacts hpa = surged;
   hpa.hpa_name = "web";
