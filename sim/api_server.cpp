@@ -273,16 +273,12 @@ boost::asio::awaitable<void> ApiServer::handle_resource(HttpRequest& request,
       throw errors::invalid("meta.k8s.io", "PatchOptions", "",
                             {{"FieldValueForbidden", "force",
                               "Forbidden: may not be specified for non-apply patch"}});
-    // Decoded when applied to the object found, as the API server decodes a patch only in
-    // applyPatchToCurrentObject: a missing object is a 404 whatever the body holds.
-    std::optional<json::value> decoded;
-    const auto patch_body = [&]() -> const json::value& {
-      if (!decoded) decoded = parse_json_or_yaml(request.body);
-      return *decoded;
-    };
     const std::string kind = sub == "scale" ? "Scale" : type.kind;
     auto patched = [&](json::object current) -> json::value {
-      const json::value& patch = patch_body();
+      // Decoded when applied to the object found (the store calls this once), as the API server
+      // decodes a patch only in applyPatchToCurrentObject: a missing object is a 404 whatever
+      // the body holds.
+      const json::value patch = parse_json_or_yaml(request.body);
       switch (patch_kind) {
         case PatchType::kMerge:
           return merge_patch(std::move(current), patch);
