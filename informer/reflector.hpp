@@ -112,9 +112,7 @@ class Reflector {
         publish_last_sync();  // also after steps without actions (a bookmark)
       }
       if (!timer_deadline_) {  // the common case: no timer to race (and none to cancel)
-        auto request = next_from_request();
-        std::vector<reflector::Input> next = co_await std::move(request);
-        for (auto& input : next) inputs.push_back(std::move(input));
+        co_await next_from_request(inputs);
         continue;
       }
       auto request = next_batch_from_request();
@@ -225,10 +223,10 @@ class Reflector {
     }
   }
 
-  // The inputs produced by the request in flight: a LIST page, a WATCH opening, the events of
-  // the next piece of a stream, its end, or an error. Waits forever when nothing is in flight.
-  boost::asio::awaitable<std::vector<reflector::Input>> next_from_request() {
-    std::vector<reflector::Input> inputs;
+  // Appends to `inputs` what the request in flight produces: a LIST page, a WATCH opening, the
+  // events of the next piece of a stream, its end, or an error. Waits forever when nothing is in
+  // flight.
+  boost::asio::awaitable<void> next_from_request(std::deque<reflector::Input>& inputs) {
     try {
       if (pending_list_) {
         inputs.push_back(co_await list_page(*pending_list_));
@@ -252,7 +250,6 @@ class Reflector {
     } catch (const client::DecodeError& e) {
       inputs.push_back(fail(e));
     }
-    co_return inputs;
   }
 
   // Inputs of the request in flight into batch_, while the stream is in its initial events:
@@ -260,12 +257,12 @@ class Reflector {
   // a list page), or kInitialEventsBatch inputs. Cancelled by the timer, it keeps what it read.
   boost::asio::awaitable<void> next_batch_from_request() {
     for (;;) {
-      std::vector<reflector::Input> next = co_await next_from_request();
+      const std::size_t before = batch_.size();
+      co_await next_from_request(batch_);
       bool more = initial_events_ && stream_.has_value();  // a read may end mid-event: none
-      for (auto& input : next) {
-        const auto* event = std::get_if<reflector::WatchEvent>(&input);
+      for (std::size_t i = before; i < batch_.size(); ++i) {
+        const auto* event = std::get_if<reflector::WatchEvent>(&batch_[i]);
         if (event == nullptr || event->type == reflector::EventType::kBookmark) more = false;
-        batch_.push_back(std::move(input));
       }
       if (!more || batch_.size() >= kInitialEventsBatch) co_return;
     }
@@ -353,7 +350,7 @@ class Reflector {
     decoder_.emplace();
   }
 
-  boost::asio::awaitable<void> read_stream(std::vector<reflector::Input>& inputs) {
+  boost::asio::awaitable<void> read_stream(std::deque<reflector::Input>& inputs) {
     const std::string_view piece = co_await stream_->read_some();
     if (piece.empty()) {
       decoder_->finish();  // throws DecodeError for a stream cut inside an event
@@ -422,7 +419,7 @@ class Reflector {
   std::vector<client::WatchEvent<Wire>> events_;
   static constexpr std::size_t kInitialEventsBatch = 1024;
   bool initial_events_ = false;  // the stream is a streaming list's, before its end bookmark
-  std::vector<reflector::Input> batch_;
+  std::deque<reflector::Input> batch_;
   std::optional<reflector::Clock::time_point> timer_deadline_;
   std::string_view relist_reason_ = "error";
   bool relisting_ = false;

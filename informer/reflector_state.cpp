@@ -76,8 +76,8 @@ ReflectorStateMachine::ReflectorStateMachine(Config config, std::function<Clock:
   }
 }
 
-std::vector<Action> ReflectorStateMachine::step(Input input) {
-  std::vector<Action> out;
+Actions ReflectorStateMachine::step(Input input) {
+  Actions out;
   std::visit(Overloaded{
                  [&](Start) {
                    if (std::holds_alternative<Empty>(phase_)) start_list(out, true);
@@ -109,7 +109,7 @@ std::int64_t ReflectorStateMachine::watch_timeout_seconds() const {
   return static_cast<std::int64_t>(std::floor(min_seconds * (1.0 + random01_())));
 }
 
-void ReflectorStateMachine::start_list(std::vector<Action>& out, bool allow_watch_list) {
+void ReflectorStateMachine::start_list(Actions& out, bool allow_watch_list) {
   if (allow_watch_list && watch_list_enabled_) {
     WatchRequest request;
     request.resource_version = last_sync_rv_unavailable_ ? "" : last_sync_rv_;
@@ -131,7 +131,7 @@ void ReflectorStateMachine::start_list(std::vector<Action>& out, bool allow_watc
   out.emplace_back(IssueList{std::move(request)});
 }
 
-void ReflectorStateMachine::start_watch(std::vector<Action>& out) {
+void ReflectorStateMachine::start_watch(Actions& out) {
   WatchRequest request;
   request.resource_version = last_sync_rv_;
   request.timeout_seconds = watch_timeout_seconds();
@@ -139,7 +139,7 @@ void ReflectorStateMachine::start_watch(std::vector<Action>& out) {
   out.emplace_back(IssueWatch{std::move(request)});
 }
 
-void ReflectorStateMachine::synced(std::vector<Action>& out, std::vector<Object> objects,
+void ReflectorStateMachine::synced(Actions& out, std::vector<Object> objects,
                                    std::string resource_version) {
   last_sync_rv_ = resource_version;
   last_sync_rv_unavailable_ = false;
@@ -147,14 +147,14 @@ void ReflectorStateMachine::synced(std::vector<Action>& out, std::vector<Object>
   healthy(out);
 }
 
-void ReflectorStateMachine::healthy(std::vector<Action>& out) {
+void ReflectorStateMachine::healthy(Actions& out) {
   if (health_ == Health::kHealthy) return;
   health_ = Health::kHealthy;
   last_problem_log_.reset();
   out.emplace_back(ReportStatus{Health::kHealthy, "recovered", true});
 }
 
-void ReflectorStateMachine::fail(std::vector<Action>& out, const Error& error, Resume then) {
+void ReflectorStateMachine::fail(Actions& out, const Error& error, Resume then) {
   const Health health = health_for(error.kind);
   const Clock::duration delay = error.kind == ErrorKind::kTooManyRequests && error.retry_after
                                     ? *error.retry_after
@@ -169,7 +169,7 @@ void ReflectorStateMachine::fail(std::vector<Action>& out, const Error& error, R
   out.emplace_back(Wait{delay});
 }
 
-void ReflectorStateMachine::on_list_page(std::vector<Action>& out, ListPage page) {
+void ReflectorStateMachine::on_list_page(Actions& out, ListPage page) {
   auto* paging = std::get_if<InitPage>(&phase_);
   if (!paging) return;
   paging->objects.insert(paging->objects.end(), std::make_move_iterator(page.objects.begin()),
@@ -187,7 +187,7 @@ void ReflectorStateMachine::on_list_page(std::vector<Action>& out, ListPage page
   start_watch(out);
 }
 
-void ReflectorStateMachine::on_event(std::vector<Action>& out, WatchEvent event) {
+void ReflectorStateMachine::on_event(Actions& out, WatchEvent event) {
   if (auto* initial = std::get_if<InitialWatch>(&phase_)) {
     if (event.type == EventType::kAdded || event.type == EventType::kModified) {
       initial->objects.push_back(std::move(event.object));
@@ -227,7 +227,7 @@ void ReflectorStateMachine::on_event(std::vector<Action>& out, WatchEvent event)
   }
 }
 
-void ReflectorStateMachine::on_stream_ended(std::vector<Action>& out) {
+void ReflectorStateMachine::on_stream_ended(Actions& out) {
   if (std::holds_alternative<InitialWatch>(phase_)) {
     out.emplace_back(CancelTimer{});
     start_list(out, false);  // no initial-events-end: this round falls back to LIST
@@ -239,7 +239,7 @@ void ReflectorStateMachine::on_stream_ended(std::vector<Action>& out) {
   }
 }
 
-void ReflectorStateMachine::on_error(std::vector<Action>& out, const Error& error) {
+void ReflectorStateMachine::on_error(Actions& out, const Error& error) {
   if (auto* paging = std::get_if<InitPage>(&phase_)) {
     // An expired continue token, or a list at an RV the server no longer has: relist at once as
     // a consistent read. A 410 on a consistent first page backs off instead of spinning.
@@ -269,7 +269,7 @@ void ReflectorStateMachine::on_error(std::vector<Action>& out, const Error& erro
   }
 }
 
-void ReflectorStateMachine::on_timer(std::vector<Action>& out) {
+void ReflectorStateMachine::on_timer(Actions& out) {
   if (auto* initial = std::get_if<InitialWatch>(&phase_)) {
     if (now_() < initial->deadline) return;  // a stale timer
     out.emplace_back(CloseStream{});

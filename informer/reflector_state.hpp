@@ -19,6 +19,8 @@
 #include <variant>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "informer/backoff.hpp"
 
 namespace rg::informer::reflector {
@@ -155,6 +157,9 @@ struct ReportStatus {
 
 using Action = std::variant<IssueList, IssueWatch, CloseStream, StoreReplace, StoreAdd, StoreUpdate,
                             StoreDelete, StoreForget, Wait, CancelTimer, ReportStatus>;
+/// What one step asks for, in order. A watch event, the common step, asks for one store write;
+/// the few steps that ask for more spill to the heap.
+using Actions = boost::container::small_vector<Action, 1>;
 
 // ---------------------------------------------------------------------------------------------
 // Phases
@@ -229,7 +234,7 @@ class ReflectorStateMachine {
                         std::function<double()> random01);
 
   /// Advances by one input; returns the actions to perform, in order.
-  std::vector<Action> step(Input input);
+  Actions step(Input input);
 
   const Phase& phase() const { return phase_; }
   /// The resourceVersion the store is at ("" before the first list completes).
@@ -239,19 +244,19 @@ class ReflectorStateMachine {
   Health health() const { return health_; }
 
  private:
-  void start_list(std::vector<Action>& out, bool allow_watch_list);
-  void start_watch(std::vector<Action>& out);
-  void synced(std::vector<Action>& out, std::vector<Object> objects, std::string resource_version);
-  void fail(std::vector<Action>& out, const Error& error, Resume then);
-  void healthy(std::vector<Action>& out);
+  void start_list(Actions& out, bool allow_watch_list);
+  void start_watch(Actions& out);
+  void synced(Actions& out, std::vector<Object> objects, std::string resource_version);
+  void fail(Actions& out, const Error& error, Resume then);
+  void healthy(Actions& out);
   std::string relist_resource_version() const;
   std::int64_t watch_timeout_seconds() const;
 
-  void on_list_page(std::vector<Action>& out, ListPage page);
-  void on_event(std::vector<Action>& out, WatchEvent event);
-  void on_stream_ended(std::vector<Action>& out);
-  void on_error(std::vector<Action>& out, const Error& error);
-  void on_timer(std::vector<Action>& out);
+  void on_list_page(Actions& out, ListPage page);
+  void on_event(Actions& out, WatchEvent event);
+  void on_stream_ended(Actions& out);
+  void on_error(Actions& out, const Error& error);
+  void on_timer(Actions& out);
 
   Config config_;
   std::function<Clock::time_point()> now_;

@@ -23,7 +23,7 @@ struct Machine {
       : machine(
             config, [this] { return now; }, [this] { return random; }) {}
 
-  std::vector<Action> step(Input input) { return machine.step(std::move(input)); }
+  Actions step(Input input) { return machine.step(std::move(input)); }
   template <class P>
   const P& phase() const {
     REQUIRE_MESSAGE(std::holds_alternative<P>(machine.phase()),
@@ -33,7 +33,7 @@ struct Machine {
 };
 
 template <class A>
-const A& action(const std::vector<Action>& actions, std::size_t i) {
+const A& action(const Actions& actions, std::size_t i) {
   REQUIRE(i < actions.size());
   REQUIRE(std::holds_alternative<A>(actions[i]));
   return std::get<A>(actions[i]);
