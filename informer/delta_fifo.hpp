@@ -156,6 +156,7 @@ class DeltaFIFO {
       } catch (...) {
         failure = std::current_exception();
       }
+      keep_spare_locked(std::move(node));
       return true;
     };
     co_await not_empty_.until(try_now);
@@ -211,6 +212,8 @@ class DeltaFIFO {
   }
 
  private:
+  using Items = detail::KeyMap<Deltas<T>>;
+
   static std::vector<std::pair<Key, ObjectPtr>> with_keys(std::vector<ObjectPtr> list) {
     std::vector<std::pair<Key, ObjectPtr>> keyed;
     keyed.reserve(list.size());
@@ -250,6 +253,12 @@ class DeltaFIFO {
       queue();
       return true;
     };
+    {
+      // Room now, the common case: done without the frame of a wait (a heap block per watch
+      // event, as the Reflector's frames already fill Asio's per-thread cache of two).
+      std::lock_guard lock(mutex_);
+      if (try_now()) co_return accepted;
+    }
     co_await not_full_.until(try_now);
     co_return accepted;
   }
@@ -272,7 +281,7 @@ class DeltaFIFO {
 
   // Returns the key as stored in items_ (valid until the key is popped).
   std::string_view queue_action_locked(DeltaType type, ObjectOrTombstone<T> object, Key key) {
-    auto [it, inserted] = items_.try_emplace(std::move(key));
+    auto [it, inserted] = emplace_key_locked(std::move(key));
     Deltas<T>& deltas = it->second;
     deltas.push_back(Delta<T>{type, std::move(object)});
     ++delta_count_;
@@ -280,6 +289,29 @@ class DeltaFIFO {
     if (inserted) queue_.push_back(it->first);
     not_empty_.notify_all_locked();
     return it->first;
+  }
+
+  // items_.try_emplace(key), in a spare node when there is one.
+  std::pair<typename Items::iterator, bool> emplace_key_locked(Key key) {
+    if (spare_nodes_.empty()) return items_.try_emplace(std::move(key));
+    typename Items::node_type& spare = spare_nodes_.back();
+    spare.key() = std::move(key);
+    auto result = items_.insert(std::move(spare));
+    if (result.inserted) {
+      spare_nodes_.pop_back();
+    } else {
+      spare = std::move(result.node);  // the key was queued already: the node stays spare
+    }
+    return {result.position, result.inserted};
+  }
+
+  // Keeps a popped key's node (and its deltas' block) for a key queued later: in a watch, keys
+  // come and go one for one, so queueing an event then allocates nothing.
+  void keep_spare_locked(typename Items::node_type node) {
+    if (spare_nodes_.size() == kSpareNodes) return;
+    node.mapped().clear();  // the objects go now, as they would with the node
+    if (node.mapped().capacity() > 4) node.mapped().shrink_to_fit();  // a burst's block goes too
+    spare_nodes_.push_back(std::move(node));
   }
 
   // Two consecutive deletions are one: keep the newer unless it is a tombstone.
@@ -352,10 +384,15 @@ class DeltaFIFO {
     }
   }
 
+  // At most as many spare nodes as keys one watch read queues at once (a 256 KiB read of small
+  // objects), ~180 bytes each.
+  static constexpr std::size_t kSpareNodes = 256;
+
   Options options_;
   mutable std::mutex mutex_;
-  detail::KeyMap<Deltas<T>> items_;     // keeps each key's hash: one lookup per pop
+  Items items_;                         // keeps each key's hash: one lookup per pop
   std::deque<std::string_view> queue_;  // views of the keys of items_ (its nodes stay put)
+  std::vector<typename Items::node_type> spare_nodes_;  // popped, kept for new keys
   std::size_t delta_count_ = 0;
   bool populated_ = false;
   std::size_t initial_population_count_ = 0;

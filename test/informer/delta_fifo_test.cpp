@@ -72,6 +72,30 @@ TEST_CASE("a key changed three times is popped once, with every delta oldest fir
   CHECK(fifo.delta_count() == 0);
 }
 
+TEST_CASE("a popped key's node serves later keys without keeping the popped objects") {
+  asio::io_context io;
+  DeltaFIFO<TestPod> fifo({});
+  auto first = make_pod("ns", "a", "1");
+  CHECK(run_coro(io, fifo.add(first)));
+  // The consumer reads the deltas in place, as the informer's does (the node keeps its block).
+  CHECK(run_coro(io, fifo.pop([](Deltas<TestPod>&&, bool) {})));
+  CHECK(first.use_count() == 1);  // nothing in the FIFO holds the popped object any more
+
+  // A new key takes the spare node; the same key again joins it, the spare stays spare.
+  CHECK(run_coro(io, fifo.add(make_pod("ns", "b", "1"))));
+  CHECK(run_coro(io, fifo.update(make_pod("ns", "b", "2"))));
+  CHECK(run_coro(io, fifo.add(make_pod("ns", "c", "1"))));
+  CHECK(fifo.list_keys() == std::vector<std::string>{"ns/b", "ns/c"});
+  CHECK(fifo.delta_count() == 3);
+  auto b = pop_one(io, fifo);
+  CHECK(types(b.deltas) == std::vector<DeltaType>{DeltaType::kAdded, DeltaType::kUpdated});
+  CHECK(rv(b.deltas.back()) == "2");
+  auto c = pop_one(io, fifo);
+  CHECK(meta_namespace_key(*object_of<TestPod>(c.deltas.front().object)) == "ns/c");
+  CHECK(c.deltas.size() == 1);
+  CHECK(fifo.size() == 0);
+}
+
 TEST_CASE("a delete of a key neither queued nor known is ignored") {
   asio::io_context io;
   Indexer<TestPod> known;
