@@ -285,13 +285,12 @@ std::vector<ObjectPtr> Store::dependents(std::string_view owner_uid) const {
 }
 
 WatchStart Store::watch(const ResourceType& type, std::string_view namespace_,
-                        std::optional<std::uint64_t> from,
-                        const boost::asio::any_io_executor& executor) {
+                        std::optional<std::uint64_t> from) {
   std::unique_lock lock(mutex_);
   auto& state = this->state(type);
   WatchStart start;
-  start.watcher = std::make_shared<Watcher>(
-      executor, type.namespaced ? std::string(namespace_) : "", options_.watcher_capacity);
+  start.watcher = std::make_shared<Watcher>(type.namespaced ? std::string(namespace_) : "",
+                                            options_.watcher_capacity);
   if (!from) {
     start.initial = list_of(state.objects, start.watcher->namespace_filter(), resource_version_);
   } else {

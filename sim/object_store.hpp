@@ -4,7 +4,6 @@
 // as the HTTP watch handler does.
 #pragma once
 
-#include <boost/asio/any_io_executor.hpp>
 #include <boost/json/object.hpp>
 
 #include <chrono>
@@ -113,7 +112,7 @@ class Store {
   /// after that resourceVersion. Throws 410 Expired when `from` is older than the history
   /// window and 504 when it is in the future.
   WatchStart watch(const ResourceType& type, std::string_view namespace_,
-                   std::optional<std::uint64_t> from, const boost::asio::any_io_executor& executor);
+                   std::optional<std::uint64_t> from);
   void unwatch(const ResourceType& type, const std::shared_ptr<Watcher>& watcher);
 
   /// Moves every object of `from` to `to` (a CustomResourceDefinition's storage when its

@@ -191,7 +191,7 @@ boost::asio::awaitable<void> serve_watch(Registry& registry, const ResourceType&
   WatchStart start;
   std::optional<client::Status> failure;
   try {
-    start = store.watch(type, namespace_, initial ? std::nullopt : from, stream.executor());
+    start = store.watch(type, namespace_, initial ? std::nullopt : from);
   } catch (const ApiError& error) {
     if (error.code() != 410 && error.code() != 504) throw;
     failure = error.status();

@@ -1,17 +1,9 @@
-// Watcher: a mutex-guarded queue plus a one-slot concurrent channel as the wake-up signal.
+// Watcher: a mutex-guarded queue and the async::Condition its readers wait on.
 #include "sim/watcher.hpp"
-
-#include <boost/asio/experimental/concurrent_channel.hpp>
-#include <boost/asio/use_awaitable.hpp>
 
 #include <utility>
 
 namespace rg::sim {
-
-struct Watcher::Signal {
-  explicit Signal(const boost::asio::any_io_executor& executor) : channel(executor, 1) {}
-  boost::asio::experimental::concurrent_channel<void(boost::system::error_code)> channel;
-};
 
 std::string_view to_string(EventType type) {
   switch (type) {
@@ -25,45 +17,32 @@ std::string_view to_string(EventType type) {
   return "ERROR";
 }
 
-Watcher::Watcher(const boost::asio::any_io_executor& executor, std::string namespace_,
-                 std::size_t capacity)
-    : namespace_(std::move(namespace_)),
-      capacity_(capacity),
-      signal_(std::make_unique<Signal>(executor)) {}
-
-Watcher::~Watcher() = default;
-
-void Watcher::notify() { signal_->channel.try_send(boost::system::error_code{}); }
+Watcher::Watcher(std::string namespace_, std::size_t capacity)
+    : namespace_(std::move(namespace_)), capacity_(capacity) {}
 
 void Watcher::push(StoreEvent event) {
-  {
-    std::lock_guard lock(mutex_);
-    if (closed_) return;
-    if (pending_.size() >= capacity_) {
-      overflowed_ = true;
-      closed_ = true;
-      pending_.clear();
-    } else {
-      pending_.push_back(std::move(event));
-    }
+  std::lock_guard lock(mutex_);
+  if (closed_) return;
+  if (pending_.size() >= capacity_) {
+    overflowed_ = true;
+    closed_ = true;
+    pending_.clear();
+  } else {
+    pending_.push_back(std::move(event));
   }
-  notify();
+  changed_.notify_all_locked();
 }
 
 void Watcher::wake() {
-  {
-    std::lock_guard lock(mutex_);
-    woken_ = true;
-  }
-  notify();
+  std::lock_guard lock(mutex_);
+  woken_ = true;
+  changed_.notify_all_locked();
 }
 
 void Watcher::close() {
-  {
-    std::lock_guard lock(mutex_);
-    closed_ = true;
-  }
-  notify();
+  std::lock_guard lock(mutex_);
+  closed_ = true;
+  changed_.notify_all_locked();
 }
 
 bool Watcher::closed() const {
@@ -77,13 +56,8 @@ bool Watcher::overflowed() const {
 }
 
 boost::asio::awaitable<void> Watcher::wait() {
-  for (;;) {
-    {
-      std::lock_guard lock(mutex_);
-      if (!pending_.empty() || closed_ || std::exchange(woken_, false)) co_return;
-    }
-    co_await signal_->channel.async_receive(boost::asio::use_awaitable);
-  }
+  auto ready = [this] { return !pending_.empty() || closed_ || std::exchange(woken_, false); };
+  co_await changed_.until(ready);
 }
 
 std::vector<StoreEvent> Watcher::take() {

@@ -2,16 +2,15 @@
 // by a watch handler (or an in-process controller) coroutine. Thread-safe; bounded.
 #pragma once
 
-#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 
 #include <cstdint>
 #include <deque>
-#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "async/condition.hpp"
 #include "sim/stored_object.hpp"
 
 namespace rg::sim {
@@ -33,15 +32,13 @@ class Watcher {
  public:
   /// `namespace_` empty = all namespaces. `capacity` bounds the pending events: a watcher that
   /// falls further behind is closed (its client re-watches from its last resourceVersion).
-  Watcher(const boost::asio::any_io_executor& executor, std::string namespace_,
-          std::size_t capacity);
-  ~Watcher();
+  Watcher(std::string namespace_, std::size_t capacity);
   Watcher(const Watcher&) = delete;
   Watcher& operator=(const Watcher&) = delete;
 
   /// Waits until events are pending, the watcher is closed, or wake() was called since the
-  /// last wait(). Consumes no events, so it is safe to race against a timer (`wait() || timer`):
-  /// call take() afterwards.
+  /// last wait(); the waiting coroutine resumes on its own executor. Consumes no events, so it
+  /// is safe to race against a timer (`wait() || timer`): call take() afterwards.
   boost::asio::awaitable<void> wait();
   /// Ends the current or the next wait() even without events: a timer's handler calls it where
   /// racing a timer in each wait would cost more than the wait.
@@ -61,16 +58,14 @@ class Watcher {
   void push(StoreEvent event);
 
  private:
-  struct Signal;
   std::string namespace_;
   std::size_t capacity_;
   mutable std::mutex mutex_;
+  async::Condition changed_{mutex_};  // events pending, closed, or woken
   std::deque<StoreEvent> pending_;
   bool closed_ = false;
   bool overflowed_ = false;
   bool woken_ = false;
-  std::unique_ptr<Signal> signal_;
-  void notify();
 };
 
 }  // namespace rg::sim

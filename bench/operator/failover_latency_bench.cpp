@@ -333,11 +333,9 @@ int main(int argc, char** argv) {
     return std::chrono::duration<double, std::milli>(d).count();
   };
   auto measure = [&]() -> asio::awaitable<void> {
-    auto start =
-        store.watch(deployment_type, "default", store.resource_version(), io.get_executor());
+    auto start = store.watch(deployment_type, "default", store.resource_version());
     auto& watcher = start.watcher;
-    auto event_watcher =
-        store.watch(event_type, "default", store.resource_version(), io.get_executor()).watcher;
+    auto event_watcher = store.watch(event_type, "default", store.resource_version()).watcher;
     // Synced and through its initial queue. The operator queues every cached Deployment when it
     // starts writing, so a first marker Deployment's desired replicas being recorded says only
     // that it runs (the marker may have been in that initial list); a second marker, created

@@ -5,13 +5,12 @@
 
 namespace rg::sim::cluster {
 
-Caches::Caches(Store& store, const ResourceTypes& types,
-               const boost::asio::any_io_executor& executor)
-    : pods(store, types.pods, executor),
-      nodes(store, types.nodes, executor),
-      leases(store, types.leases, executor),
-      replica_sets(store, types.replica_sets, executor),
-      deployments(store, types.deployments, executor) {
+Caches::Caches(Store& store, const ResourceTypes& types)
+    : pods(store, types.pods),
+      nodes(store, types.nodes),
+      leases(store, types.leases),
+      replica_sets(store, types.replica_sets),
+      deployments(store, types.deployments) {
   pods_by_node = pods.add_index([](const PodView& pod) { return pod.node_name; });
   unscheduled_pods = pods.add_index([](const PodView& pod) {
     return pod.node_name.empty() && pod.active() ? std::string("pending") : std::string();

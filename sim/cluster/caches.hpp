@@ -18,7 +18,7 @@
 namespace rg::sim::cluster {
 
 struct Caches {
-  Caches(Store& store, const ResourceTypes& types, const boost::asio::any_io_executor& executor);
+  Caches(Store& store, const ResourceTypes& types);
 
   Informer<PodView> pods;
   Informer<NodeView> nodes;

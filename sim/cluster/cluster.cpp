@@ -60,7 +60,7 @@ struct Cluster::Impl {
   boost::asio::awaitable<void> run_all() {
     using namespace boost::asio::experimental::awaitable_operators;
     const auto& types = ResourceTypes::builtin();
-    cluster::Caches caches(store, types, strand);
+    cluster::Caches caches(store, types);
     cluster::Context context{store, types, options, caches, strand, kubelet_control, faults};
     cluster::ReplicaSetController replica_sets(context);
     cluster::DeploymentController deployments(context);

@@ -99,7 +99,7 @@ PodDisruptionBudgetView PodDisruptionBudgetView::from(ObjectPtr object) {
 
 DisruptionController::DisruptionController(Context& context)
     : context_(context),
-      budgets_(context.store, context.types.pod_disruption_budgets, context.executor),
+      budgets_(context.store, context.types.pod_disruption_budgets),
       loop_(context.executor, "disruption controller", context.options.retry_delay) {
   budgets_.add_handler(
       [this](const PodDisruptionBudgetView* before, const PodDisruptionBudgetView* after) {

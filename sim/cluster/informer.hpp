@@ -8,7 +8,6 @@
 #pragma once
 
 #include <spdlog/spdlog.h>
-#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -35,8 +34,7 @@ class Informer {
   /// The index value of a view ("" = not indexed).
   using IndexFunc = std::function<std::string(const View&)>;
 
-  Informer(Store& store, const ResourceType& type, boost::asio::any_io_executor executor)
-      : store_(store), type_(type), executor_(std::move(executor)) {}
+  Informer(Store& store, const ResourceType& type) : store_(store), type_(type) {}
   ~Informer() {
     if (watcher_) store_.unwatch(type_, watcher_);
   }
@@ -140,7 +138,7 @@ class Informer {
   void rewatch() {
     store_.unwatch(type_, watcher_);
     try {
-      watcher_ = store_.watch(type_, "", last_resource_version_, executor_).watcher;
+      watcher_ = store_.watch(type_, "", last_resource_version_).watcher;
     } catch (const std::exception& error) {
       spdlog::debug("sim cluster: {} watch from {} failed ({}), relisting", type_.resource,
                     last_resource_version_, error.what());
@@ -151,7 +149,7 @@ class Informer {
   // A fresh watch starting with the whole state; the cache becomes exactly that state.
   void relist() {
     if (watcher_) store_.unwatch(type_, watcher_);
-    auto start = store_.watch(type_, "", std::nullopt, executor_);
+    auto start = store_.watch(type_, "", std::nullopt);
     watcher_ = std::move(start.watcher);
     last_resource_version_ = start.initial->resource_version;
     written_.clear();
@@ -168,7 +166,6 @@ class Informer {
 
   Store& store_;
   const ResourceType& type_;
-  boost::asio::any_io_executor executor_;
   std::shared_ptr<Watcher> watcher_;
   std::uint64_t last_resource_version_ = 0;
   std::map<std::string, ViewPtr, std::less<>> items_;

@@ -179,9 +179,7 @@ TEST_CASE("dropping watches ends every open stream") {
 TEST_CASE("the store's watch serves in-process subscribers the same events") {
   rg::sim::Server server;
   const auto& type = *server.resources().find("", "v1", "configmaps");
-  boost::asio::io_context io;
-  auto start =
-      server.store().watch(type, "default", server.store().resource_version(), io.get_executor());
+  auto start = server.store().watch(type, "default", server.store().resource_version());
   REQUIRE(call(server.port(), "POST", kConfigMaps, configmap("a")).status == 201);
   auto events = start.watcher->take();
   REQUIRE(events.size() == 1);
@@ -192,7 +190,7 @@ TEST_CASE("the store's watch serves in-process subscribers the same events") {
 
 TEST_CASE("wake() ends a watcher's wait without events, once per call") {
   boost::asio::io_context io;
-  rg::sim::Watcher watcher(io.get_executor(), "", 10);
+  rg::sim::Watcher watcher("", 10);
   int waits = 0;
   watcher.wake();  // before the wait: the wait returns at once
   auto waiter = [&]() -> boost::asio::awaitable<void> {

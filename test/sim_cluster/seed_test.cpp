@@ -55,9 +55,8 @@ TEST_CASE("seeding 10k pods is consistent and the controllers leave it alone") {
 
   // Running the cluster changes no pod and no ReplicaSet: the seeded state is what the
   // controllers would have made.
-  auto pods = f.store.watch(types.pods, "", f.store.resource_version(), f.io.get_executor());
-  auto replica_sets =
-      f.store.watch(types.replica_sets, "", f.store.resource_version(), f.io.get_executor());
+  auto pods = f.store.watch(types.pods, "", f.store.resource_version());
+  auto replica_sets = f.store.watch(types.replica_sets, "", f.store.resource_version());
   REQUIRE(f.run_until([&] { return f.list("coordination.k8s.io", "leases").size() == 3; }));
   // Give the deployment controller every deployment's sync, then look.
   REQUIRE(f.run_until([&] {
