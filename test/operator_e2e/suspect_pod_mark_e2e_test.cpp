@@ -184,8 +184,7 @@ TEST_CASE("kube-sim: a live kubelet's write-back is a MODIFIED event; a stopped 
   const std::string dead = name_of(pods[1]);
   f.cluster.cluster.stop_kubelet(node_of(pods[1]));  // no API write, as a real death
   auto& store = f.cluster.store;
-  auto watch = store.watch(f.cluster.type("", "pods"), "default", store.resource_version(),
-                           f.cluster.io.get_executor());
+  auto watch = store.watch(f.cluster.type("", "pods"), "default", store.resource_version());
   f.cluster.set_condition_status("pods", "default", live, "Ready", "False");
   f.cluster.set_condition_status("pods", "default", dead, "Ready", "False");
   // Modified by whom, to what: the events after our own two writes.
