@@ -8,7 +8,6 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <boost/asio/experimental/concurrent_channel.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
@@ -21,6 +20,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "async/condition.hpp"
 #include "client/model/time.hpp"
 #include "client/rest/api_error.hpp"
 #include "client/transport/cancellation.hpp"
@@ -32,9 +32,6 @@ using namespace asio::experimental::awaitable_operators;
 using WallClock = std::chrono::system_clock;
 
 namespace {
-
-// A doorbell: carries no data, only wakes the one coroutine waiting on it (or, closed, all).
-using Signal = asio::experimental::concurrent_channel<void(boost::system::error_code)>;
 
 struct Recorded {
   client::Event event;
@@ -135,10 +132,11 @@ struct EventBroadcaster::State {
   std::mutex mutex;
   std::deque<Recorded> queue;
   bool started = false;
-  bool closed = false;                 // shut_down() began or the writer ended: nothing taken
-  std::size_t dropped_while_full = 0;  // since the queue last had room: one log line per episode
-  std::shared_ptr<Signal> wakeup;      // rung when the queue turns non-empty or closes
-  std::shared_ptr<Signal> finished;    // closed when the writer has ended
+  bool closed = false;                   // shut_down() began or the writer ended: nothing taken
+  bool ended = false;                    // the writer has ended
+  std::size_t dropped_while_full = 0;    // since the queue last had room: one log line per episode
+  async::Condition queued{mutex};        // the writer waits: an Event queued, or closed
+  async::Condition writer_ended{mutex};  // shut_down() waits: `ended`
   std::optional<asio::strand<asio::any_io_executor>> strand;
 
   // The writer's own, used on its strand only (set by start() before the writer begins).
@@ -148,14 +146,19 @@ struct EventBroadcaster::State {
   bool writing = false;            // an Event is taken and not yet written or dropped
   std::minstd_rand random{std::random_device{}()};
 
-  std::optional<Recorded> take() {
-    std::lock_guard lock(mutex);
-    if (queue.empty()) return std::nullopt;
-    Recorded next = std::move(queue.front());
-    queue.pop_front();
-    metrics.queue_depth(queue.size());
-    writing = true;
-    return next;
+  // The next Event to write, once one is queued; none once closed and empty.
+  asio::awaitable<std::optional<Recorded>> take() {
+    std::optional<Recorded> next;
+    auto ready = [&] {
+      if (queue.empty()) return closed;
+      next = std::move(queue.front());
+      queue.pop_front();
+      metrics.queue_depth(queue.size());
+      writing = true;
+      return true;
+    };
+    co_await queued.until(ready);
+    co_return next;
   }
 
   bool is_closed() {
@@ -174,15 +177,10 @@ asio::awaitable<void> EventBroadcaster::State::write_all() {
   for (;;) {
     const auto cancellation = co_await asio::this_coro::cancellation_state;
     if (cancellation.cancelled() != asio::cancellation_type::none) co_return;
-    std::optional<Recorded> next = take();
-    if (next) {
-      co_await write(std::move(*next));
-      writing = false;
-    } else if (is_closed()) {
-      co_return;
-    } else {
-      co_await wakeup->async_receive(asio::use_awaitable);
-    }
+    std::optional<Recorded> next = co_await take();
+    if (!next) co_return;  // closed and written
+    co_await write(std::move(*next));
+    writing = false;
   }
 }
 
@@ -279,7 +277,9 @@ void EventBroadcaster::State::finish(const std::exception_ptr& error) {
     log(spdlog::level::warn, "Events not written before shutdown were dropped",
         {{"dropped", std::to_string(left)}});
   }
-  finished->close();
+  std::lock_guard lock(mutex);  // last: shut_down() returns once the drops are logged
+  ended = true;
+  writer_ended.notify_all_locked();
 }
 
 EventBroadcaster::EventBroadcaster(EventSink& sink, EventBroadcasterConfig config,
@@ -311,7 +311,6 @@ void EventBroadcaster::record(const ObjectReference& object, std::string_view ty
   }
   const auto now = s.config.clock();
   Recorded recorded{make_event(object, type, reason, message, now, s.config), now};
-  std::shared_ptr<Signal> ring;
   std::optional<EventDrop> dropped;
   bool first_drop = false;
   std::size_t dropped_before = 0;
@@ -327,12 +326,11 @@ void EventBroadcaster::record(const ObjectReference& object, std::string_view ty
       what = describe(recorded.event);
     } else {
       dropped_before = std::exchange(s.dropped_while_full, 0);
-      if (s.queue.empty()) ring = s.wakeup;
       s.queue.push_back(std::move(recorded));
       s.metrics.queue_depth(s.queue.size());
+      s.queued.notify_all_locked();
     }
   }
-  if (ring) ring->try_send(boost::system::error_code{});
   if (dropped_before > 0) {
     s.log(spdlog::level::info, "the Event queue has room again",
           {{"dropped", std::to_string(dropped_before)}});
@@ -358,8 +356,6 @@ void EventBroadcaster::start(const asio::any_io_executor& executor) {
     if (s->started || s->closed) return;
     s->started = true;
     s->strand.emplace(asio::make_strand(executor));
-    s->wakeup = std::make_shared<Signal>(*s->strand, 1);
-    s->finished = std::make_shared<Signal>(*s->strand, 1);
     s->retry_timer = std::make_unique<asio::steady_timer>(*s->strand);
   }
   auto done = [s](const std::exception_ptr& error) { s->finish(error); };
@@ -368,21 +364,22 @@ void EventBroadcaster::start(const asio::any_io_executor& executor) {
 
 asio::awaitable<void> EventBroadcaster::shut_down() {
   const std::shared_ptr<State> s = state_;
-  std::shared_ptr<Signal> finished;
+  bool started = false;
   std::size_t never_sent = 0;
   {
     std::lock_guard lock(s->mutex);
     const bool first = !s->closed;
     s->closed = true;
-    if (s->started) {
-      finished = s->finished;
+    started = s->started;
+    if (started) {
+      s->queued.notify_all_locked();  // a writer waiting for Events writes what is queued, ends
     } else if (first) {
       never_sent = s->queue.size();
       s->queue.clear();
       s->metrics.queue_depth(0);
     }
   }
-  if (!finished) {
+  if (!started) {
     if (never_sent > 0) {
       s->metrics.dropped(EventDrop::kShutdown, never_sent);
       s->log(spdlog::level::warn, "Events recorded but never written (the writer never started)",
@@ -390,20 +387,19 @@ asio::awaitable<void> EventBroadcaster::shut_down() {
     }
     co_return;
   }
-  // Wake the writer if it waits for Events, or cut its retry sleep short; it then writes what is
-  // queued and ends.
-  s->wakeup->try_send(boost::system::error_code{});
+  // Cut the writer's retry sleep short; it then writes what is queued and ends.
   asio::dispatch(*s->strand, [s] { s->retry_timer->cancel(); });
-  boost::system::error_code closed, timer_error;  // closed: the writer ended, as awaited
+  auto has_ended = [&s] { return s->ended; };
+  boost::system::error_code timer_error;
   asio::steady_timer deadline(co_await asio::this_coro::executor, s->config.flush_timeout);
-  auto flushed = finished->async_receive(asio::redirect_error(asio::use_awaitable, closed));
+  auto flushed = s->writer_ended.until(has_ended);
   auto expired = deadline.async_wait(asio::redirect_error(asio::use_awaitable, timer_error));
   const auto first = co_await (std::move(flushed) || std::move(expired));
   if (first.index() == 0) co_return;
   s->log(spdlog::level::warn, "writing the queued Events at shutdown ran out of time",
          {{"flush_timeout", fmt::format("{}ms", s->config.flush_timeout.count())}});
   asio::dispatch(*s->strand, [s] { s->stop.emit(asio::cancellation_type::terminal); });
-  co_await finished->async_receive(asio::redirect_error(asio::use_awaitable, closed));
+  co_await s->writer_ended.until(has_ended);
 }
 
 }  // namespace rg::client
