@@ -72,16 +72,16 @@ TEST_CASE("a key changed three times is popped once, with every delta oldest fir
   CHECK(fifo.delta_count() == 0);
 }
 
-TEST_CASE("a popped key's node serves later keys without keeping the popped objects") {
+TEST_CASE("a popped key's deltas block serves later keys without keeping the popped objects") {
   asio::io_context io;
   DeltaFIFO<TestPod> fifo({});
   auto first = make_pod("ns", "a", "1");
   CHECK(run_coro(io, fifo.add(first)));
-  // The consumer reads the deltas in place, as the informer's does (the node keeps its block).
+  // The consumer reads the deltas in place, as the informer's does (the FIFO keeps the block).
   CHECK(run_coro(io, fifo.pop([](Deltas<TestPod>&&, bool) {})));
   CHECK(first.use_count() == 1);  // nothing in the FIFO holds the popped object any more
 
-  // A new key takes the spare node; the same key again joins it, the spare stays spare.
+  // A new key takes the spare block; the same key again joins it.
   CHECK(run_coro(io, fifo.add(make_pod("ns", "b", "1"))));
   CHECK(run_coro(io, fifo.update(make_pod("ns", "b", "2"))));
   CHECK(run_coro(io, fifo.add(make_pod("ns", "c", "1"))));
@@ -245,6 +245,29 @@ TEST_CASE("queued keys stay readable while other keys come and go") {
     CHECK(key_of<TestPod>(popped.deltas[0].object) ==
           "ns/pod-with-a-long-name-" + std::to_string(i));
   }
+}
+
+TEST_CASE("once a large list has drained, keys queue and pop as before") {
+  asio::io_context io;
+  DeltaFIFO<TestPod> fifo({});
+  std::vector<std::shared_ptr<const TestPod>> list;
+  for (int i = 0; i < 5000; ++i) list.push_back(make_pod("ns", "p" + std::to_string(i), "1"));
+  run_coro(io, fifo.replace(std::move(list), "1"));
+  for (int i = 0; i < 5000; ++i) {
+    const Popped popped = pop_one(io, fifo);  // the last pop frees the list's table
+    REQUIRE(popped.deltas.size() == 1);
+    CHECK(key_of<TestPod>(popped.deltas[0].object) == "ns/p" + std::to_string(i));
+  }
+  CHECK(fifo.has_synced());
+  run_coro(io, fifo.add(make_pod("ns", "p7", "2")));
+  run_coro(io, fifo.update(make_pod("ns", "p7", "3")));
+  run_coro(io, fifo.add(make_pod("ns", "q", "3")));
+  CHECK(fifo.list_keys() == std::vector<std::string>{"ns/p7", "ns/q"});
+  CHECK(fifo.get_by_key("ns/p7")->size() == 2);
+  CHECK(types(pop_one(io, fifo).deltas) ==
+        std::vector<DeltaType>{DeltaType::kAdded, DeltaType::kUpdated});
+  CHECK(pop_one(io, fifo).ok);
+  CHECK(fifo.size() == 0);
 }
 
 TEST_CASE("an add before any replace counts as populated") {
