@@ -4,12 +4,14 @@
 //  - RSS growth: peak during the sync and steady afterwards (after malloc_trim), per cached pod;
 //  - heap growth (malloc's bytes in use, mallinfo2): the cache's own cost per pod, free of the
 //    page-level noise of RSS;
-//  - next to it, in the same run, a bare boost::json::parse of the same LIST bytes (one
-//    unpaginated LIST fetched beforehand), the reference the informer is measured against, and
-//    the typed ListDecoder<Pod> alone on those bytes: the informer's CPU per pod is printed as a
-//    multiple of it, next to its target (<= 1.5x), and of the typed decoder keeping every pod
-//    (as a cache must: fresh memory, page faults), and the steady RSS per pod next to its
-//    target (<= 1.0 KB);
+//  - next to it, the typed ListDecoder<Pod> alone on the same bytes (one unpaginated LIST
+//    fetched beforehand), the reference the informer is measured against: the informer's CPU
+//    per pod is printed as a multiple of it, next to its target (<= 1.5x), and of the typed
+//    decoder keeping every pod; and the steady RSS per pod next to its target (<= 1.0 KB).
+//    Five rounds, each both yardsticks then both syncs; a ratio divides a sync by the yardstick
+//    of its own round, and the median of the rounds' ratios is the one printed next to the
+//    target (this shared machine's speed drifts more between the phases of a run than within a
+//    round); a bare boost::json::parse of the same bytes, once, as the first reference;
 //  - whether malloc's heap is in transparent huge pages, as the image runs the operator (the
 //    informer's CPU depends on it: see rg::bench::malloc_huge_pages);
 //  - CPU split between the informer (this thread: HTTP client, decoding, DeltaFIFO, Indexer)
@@ -88,8 +90,11 @@ asio::awaitable<std::string> fetch_list(rg::client::RestClient& client) {
   co_return bytes;
 }
 
-// CPU seconds of ListDecoder<Pod> on `bytes` in 64 KiB pieces, dropping each pod as it comes or
-// keeping them all until the end (freed after the measurement).
+// CPU seconds of ListDecoder<Pod> on `bytes` in 64 KiB pieces (the informer's body reader's
+// reads before they grew to 256 KiB; kept, so the yardstick compares with earlier figures),
+// dropping each pod as it comes (the target's yardstick) or keeping them all until the end, as a
+// cache must (freed after the measurement; the memory it fills is mostly what the previous pass
+// freed, so it pays few page faults, which the informer does pay).
 double typed_decode(const std::string& bytes, std::size_t pods, bool keep) {
   std::vector<std::shared_ptr<const Pod>> kept;
   if (keep) kept.reserve(pods);
@@ -113,21 +118,14 @@ double typed_decode(const std::string& bytes, std::size_t pods, bool keep) {
   return cpu;
 }
 
-template <class Measure>
-double median_of_three(Measure measure) {
-  double a = measure(), b = measure(), c = measure();
-  return std::max(std::min(a, b), std::min(std::max(a, b), c));
+double median(std::vector<double> values) {
+  const auto half = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), half, values.end());
+  return *half;
 }
 
-// CPU seconds per pod of the typed decoder alone (the target's yardstick), and of the typed
-// decoder keeping every pod.
-struct Yardsticks {
-  double typed = 0;
-  double kept = 0;
-};
-
-// The bare parse and the typed decoder on one LIST's bytes.
-Yardsticks bare_parse(asio::io_context& io, rg::client::RestClient& client, std::size_t pods) {
+// One unpaginated LIST's bytes, as kube-sim serves them to a client that only appends them.
+std::string fetch_list_bytes(asio::io_context& io, rg::client::RestClient& client) {
   std::string bytes;
   bool fetched = false;
   asio::co_spawn(io, fetch_list(client), [&](std::exception_ptr error, std::string result) {
@@ -135,17 +133,22 @@ Yardsticks bare_parse(asio::io_context& io, rg::client::RestClient& client, std:
     bytes = std::move(result);
     fetched = true;
   });
-  const auto fetch_start = Clock::now();
-  const double fetch_cpu_start = process_cpu_seconds();
-  const double fetch_thread_start = thread_cpu_seconds();
+  const auto start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
+  const double thread_start = thread_cpu_seconds();
   run_until(io, [&] { return fetched; });
-  const double fetch_took = seconds_since(fetch_start);
-  const double fetch_thread = thread_cpu_seconds() - fetch_thread_start;
-  const double fetch_cpu = process_cpu_seconds() - fetch_cpu_start;
+  const double took = seconds_since(start);
+  const double thread = thread_cpu_seconds() - thread_start;
+  const double cpu = process_cpu_seconds() - cpu_start;
   std::printf(
       "  kube-sim serving the unpaginated LIST to a client that only appends it: %.3f s = %.0f "
       "MB/s (CPU: kube-sim %.2f s, client %.2f s)\n",
-      fetch_took, bytes.size() / 1e6 / fetch_took, fetch_cpu - fetch_thread, fetch_thread);
+      took, bytes.size() / 1e6 / took, cpu - thread, thread);
+  return bytes;
+}
+
+// The reference the informer was first measured against: a bare boost::json::parse of the LIST.
+void bare_parse(const std::string& bytes, std::size_t pods) {
   const auto start = Clock::now();
   const double cpu_start = process_cpu_seconds();
   boost::json::value parsed = boost::json::parse(bytes);
@@ -157,24 +160,20 @@ Yardsticks bare_parse(asio::io_context& io, rg::client::RestClient& client, std:
       "%.0f pods/s (CPU %.1f s; %.0f bytes/pod)\n",
       items, bytes.size() / 1e6, took, bytes.size() / 1e6 / took, pods / took, cpu,
       static_cast<double>(bytes.size()) / static_cast<double>(pods));
-  parsed = nullptr;
-  // The typed decoder alone, in 64 KiB pieces (the informer's body reader's reads before they
-  // grew to 256 KiB; kept, so the yardstick compares with earlier figures), and
-  // again keeping every pod as a cache must (fresh memory, page faults, where the decoder alone
-  // reuses the few blocks it frees): the second a yardstick printed next to the target's. The
-  // median of three passes each (one pass is ~0.5 s of CPU on a loaded machine).
-  const double typed_cpu = median_of_three([&] { return typed_decode(bytes, pods, false); });
-  const double kept_cpu = median_of_three([&] { return typed_decode(bytes, pods, true); });
-  std::printf(
-      "  typed ListDecoder<Pod> alone on the same bytes: CPU %.2f s = %.2f us/pod; keeping every "
-      "pod: %.2f s = %.2f us/pod (medians of 3)\n",
-      typed_cpu, typed_cpu * 1e6 / static_cast<double>(pods), kept_cpu,
-      kept_cpu * 1e6 / static_cast<double>(pods));
-  return {typed_cpu / static_cast<double>(pods), kept_cpu / static_cast<double>(pods)};
 }
 
-void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::size_t pods,
-                   bool watch_list, const Yardsticks& typed_cpu_per_pod) {
+// What one informer sync measured.
+struct Sync {
+  double cpu_per_pod = 0;  // the informer's thread
+  double took = 0;
+  double kube_sim_cpu = 0;
+  std::size_t peak = 0;    // RSS growth, bytes
+  std::size_t steady = 0;  // RSS growth after malloc_trim, bytes
+  std::size_t heap = 0;    // malloc's bytes in use, growth
+};
+
+Sync informer_sync(asio::io_context& io, rg::client::RestClient& client, std::size_t pods,
+                   bool watch_list) {
   malloc_trim(0);
   const std::size_t baseline = resident_bytes();
   const std::size_t heap_baseline = heap_in_use();
@@ -182,58 +181,96 @@ void informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
   options.scope = {rg::client::resources::pods(), "", ""};
   options.name = "pods";
   options.reflector.use_watch_list = watch_list;
-  std::size_t steady = 0;
-  std::size_t heap = 0;
-  std::size_t peak = 0;
-  double took = 0;
-  double cpu = 0;
-  double informer_cpu = 0;
-  {
-    rg::informer::SharedIndexInformer<Pod> informer(client, options);
-    asio::cancellation_signal stop;
-    bool ended = false;
-    std::exception_ptr failure;
-    const auto start = Clock::now();
-    const double cpu_start = process_cpu_seconds();
-    const double thread_start = thread_cpu_seconds();
-    asio::co_spawn(io, informer.run(),
-                   asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error) {
-                     ended = true;
-                     failure = error;
-                   }));
-    peak = run_until(io, [&] { return informer.has_synced() || ended; });
-    if (ended) {
-      std::fprintf(stderr, "the informer stopped before it synced: %s\n", what(failure).c_str());
-      std::exit(1);
-    }
-    took = seconds_since(start);
-    cpu = process_cpu_seconds() - cpu_start;
-    informer_cpu = thread_cpu_seconds() - thread_start;
-    if (informer.indexer().size() != pods) {
-      std::fprintf(stderr, "synced %zu pods, expected %zu\n", informer.indexer().size(), pods);
-      std::exit(1);
-    }
-    malloc_trim(0);
-    steady = resident_bytes();
-    heap = heap_in_use();
-    stop.emit(asio::cancellation_type::terminal);
-    run_until(io, [&] { return ended; });
+  Sync sync;
+  rg::informer::SharedIndexInformer<Pod> informer(client, options);
+  asio::cancellation_signal stop;
+  bool ended = false;
+  std::exception_ptr failure;
+  const auto start = Clock::now();
+  const double cpu_start = process_cpu_seconds();
+  const double thread_start = thread_cpu_seconds();
+  asio::co_spawn(io, informer.run(),
+                 asio::bind_cancellation_slot(stop.slot(), [&](std::exception_ptr error) {
+                   ended = true;
+                   failure = error;
+                 }));
+  const std::size_t peak = run_until(io, [&] { return informer.has_synced() || ended; });
+  if (ended) {
+    std::fprintf(stderr, "the informer stopped before it synced: %s\n", what(failure).c_str());
+    std::exit(1);
+  }
+  sync.took = seconds_since(start);
+  const double informer_cpu = thread_cpu_seconds() - thread_start;
+  sync.kube_sim_cpu = process_cpu_seconds() - cpu_start - informer_cpu;
+  sync.cpu_per_pod = informer_cpu / static_cast<double>(pods);
+  if (informer.indexer().size() != pods) {
+    std::fprintf(stderr, "synced %zu pods, expected %zu\n", informer.indexer().size(), pods);
+    std::exit(1);
+  }
+  malloc_trim(0);
+  sync.peak = peak - baseline;
+  sync.steady = resident_bytes() - baseline;
+  sync.heap = heap_in_use() - heap_baseline;
+  stop.emit(asio::cancellation_type::terminal);
+  run_until(io, [&] { return ended; });
+  return sync;
+}
+
+// The rounds of one mode: the median CPU per pod, the median of the rounds' ratios to each
+// yardstick (each informer sync divided by the yardsticks measured in its own round), the
+// memory of the last sync.
+void report(const char* mode, std::size_t pods, const std::vector<Sync>& syncs,
+            const std::vector<double>& typed, const std::vector<double>& kept) {
+  std::vector<double> cpu, to_typed, to_kept, took;
+  for (std::size_t i = 0; i < syncs.size(); ++i) {
+    cpu.push_back(syncs[i].cpu_per_pod);
+    to_typed.push_back(syncs[i].cpu_per_pod / typed[i]);
+    to_kept.push_back(syncs[i].cpu_per_pod / kept[i]);
+    took.push_back(syncs[i].took);
+  }
+  const Sync& last = syncs.back();
+  const double per_pod_kb = 1.0 / 1024.0 / static_cast<double>(pods);
+  std::printf(
+      "  informer, %-15s synced %zu pods in %.3f s = %.0f pods/s (kube-sim CPU %.2f s); RSS "
+      "growth: peak %.0f MiB, steady %.0f MiB = %.2f KB/pod; heap growth %.2f KB/pod\n",
+      mode, pods, median(took), static_cast<double>(pods) / median(took), last.kube_sim_cpu,
+      mib(static_cast<double>(last.peak)), mib(static_cast<double>(last.steady)),
+      static_cast<double>(last.steady) * per_pod_kb, static_cast<double>(last.heap) * per_pod_kb);
+  std::printf(
+      "    informer CPU per pod %.2f us = %.2fx the typed decoder's (target <= 1.5x; rounds "
+      "%.2fx-%.2fx), %.2fx the typed decoder's keeping every pod; steady RSS per pod %.2f KB "
+      "(target <= 1.0 KB)\n",
+      median(cpu) * 1e6, median(to_typed), *std::min_element(to_typed.begin(), to_typed.end()),
+      *std::max_element(to_typed.begin(), to_typed.end()), median(to_kept),
+      static_cast<double>(last.steady) * per_pod_kb);
+}
+
+// `rounds` rounds, each the two yardsticks then a paginated and a streaming sync: a ratio
+// compares runs a few seconds apart, not phases of the run minutes apart (a shared machine's
+// speed drifts more than that between them).
+void measure(asio::io_context& io, rg::client::RestClient& client, const std::string& bytes,
+             std::size_t pods, std::size_t rounds) {
+  std::vector<double> typed, kept;
+  std::vector<Sync> paged, streaming;
+  const double n = static_cast<double>(pods);
+  for (std::size_t round = 1; round <= rounds; ++round) {
+    typed.push_back(typed_decode(bytes, pods, false) / n);
+    kept.push_back(typed_decode(bytes, pods, true) / n);
+    paged.push_back(informer_sync(io, client, pods, false));
+    streaming.push_back(informer_sync(io, client, pods, true));
+    std::printf(
+        "  round %zu: typed decoder %.2f us/pod, keeping every pod %.2f; informer paged %.2f "
+        "(%.2fx), streaming %.2f (%.2fx)\n",
+        round, typed.back() * 1e6, kept.back() * 1e6, paged.back().cpu_per_pod * 1e6,
+        paged.back().cpu_per_pod / typed.back(), streaming.back().cpu_per_pod * 1e6,
+        streaming.back().cpu_per_pod / typed.back());
   }
   std::printf(
-      "  informer, %-14s synced %zu pods in %.3f s = %.0f pods/s (CPU: informer %.2f s, "
-      "kube-sim %.2f s); RSS growth: peak %.0f MiB, steady %.0f MiB = %.2f KB/pod; heap growth "
-      "%.2f KB/pod\n",
-      watch_list ? "streaming list" : "LIST (500/page)", pods, took, pods / took, informer_cpu,
-      cpu - informer_cpu, mib(static_cast<double>(peak - baseline)),
-      mib(static_cast<double>(steady - baseline)),
-      static_cast<double>(steady - baseline) / 1024.0 / static_cast<double>(pods),
-      static_cast<double>(heap - heap_baseline) / 1024.0 / static_cast<double>(pods));
-  const double per_pod = informer_cpu / static_cast<double>(pods);
-  std::printf(
-      "    informer CPU per pod %.2f us = %.2fx the typed decoder's (target <= 1.5x), %.2fx the "
-      "typed decoder's keeping every pod; steady RSS per pod %.2f KB (target <= 1.0 KB)\n",
-      per_pod * 1e6, per_pod / typed_cpu_per_pod.typed, per_pod / typed_cpu_per_pod.kept,
-      static_cast<double>(steady - baseline) / 1024.0 / static_cast<double>(pods));
+      "  medians of %zu rounds: typed ListDecoder<Pod> alone %.2f us/pod, keeping every "
+      "pod %.2f us/pod\n",
+      rounds, median(typed) * 1e6, median(kept) * 1e6);
+  report("LIST (500/page)", pods, paged, typed, kept);
+  report("streaming list", pods, streaming, typed, kept);
 }
 
 }  // namespace
@@ -242,8 +279,13 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
   if (sizes.empty()) sizes = {10'000, 100'000};
+  constexpr std::size_t kRounds = 5;
   std::printf("%s\n", rg::bench::malloc_huge_pages().c_str());
   for (const std::size_t pods : sizes) {
+    if (pods == 0) {
+      std::fprintf(stderr, "usage: informer_sync_bench [pods...]  (each > 0)\n");
+      return 2;
+    }
     rg::sim::Server server;
     const auto seeding = Clock::now();
     rg::bench::seed_pods(server, pods);
@@ -253,9 +295,9 @@ int main(int argc, char** argv) {
     config.host = server.address();
     config.timeout = std::chrono::minutes(10);
     rg::client::RestClient client(config);
-    const Yardsticks typed_cpu_per_pod = bare_parse(io, client, pods);
-    informer_sync(io, client, pods, false, typed_cpu_per_pod);
-    informer_sync(io, client, pods, true, typed_cpu_per_pod);
+    const std::string bytes = fetch_list_bytes(io, client);
+    bare_parse(bytes, pods);
+    measure(io, client, bytes, pods, kRounds);
   }
   return 0;
 }
