@@ -64,6 +64,7 @@
 #include "client/rest/rest_client.hpp"
 #include "client/transport/transport_tracer.hpp"
 #include "operator/api_adapters.hpp"
+#include "operator/logging.hpp"
 #include "operator/manager.hpp"
 #include "sim/cluster/seed.hpp"
 #include "sim/server.hpp"
@@ -255,6 +256,20 @@ int main(int argc, char** argv) {
   app.add_option("--sim-io-threads", sim_options.io_threads, "kube-sim's io threads")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  // The failures accumulate (a failed node stays failed): past the operator's partition guard
+  // it would hold every surge back and the bench would wait for scales that never come.
+  if (failures == 0 || nodes == 0 ||
+      static_cast<double>(failures) >
+          options.max_unhealthy_node_fraction * static_cast<double>(nodes)) {
+    std::fprintf(stderr,
+                 "--failures %zu of --nodes %zu: the failed nodes stay failed, so at most %.0f%% "
+                 "of the nodes may fail (the operator's --max-unhealthy-node-fraction %.2f) and "
+                 "at least one must: use more nodes or fewer failures\n",
+                 failures, nodes, options.max_unhealthy_node_fraction * 100,
+                 options.max_unhealthy_node_fraction);
+    return 2;
+  }
+  rg::op::setup_logging(rg::op::LogFormat::kText, 0);  // the operator's own line format
   spdlog::set_level(spdlog::level::warn);
 
   rg::sim::Server server(sim_options);
