@@ -191,7 +191,10 @@ Sample bare_parse(const std::string& body, std::size_t events) {
     at = end + 1;
   }
   const Sample sample = watch.stop();
-  if (parsed != events) std::fprintf(stderr, "parsed %zu events, expected %zu\n", parsed, events);
+  if (parsed != events) {
+    std::fprintf(stderr, "boost::json parsed %zu events, expected %zu\n", parsed, events);
+    std::exit(1);
+  }
   return sample;
 }
 
@@ -222,8 +225,10 @@ Sample typed_decode(const std::string& body, std::size_t events, std::size_t kee
     decoder.finish();
   }
   const Sample sample = watch.stop();
-  if (decoded != events)
-    std::fprintf(stderr, "decoded %zu events, expected %zu\n", decoded, events);
+  if (decoded != events) {
+    std::fprintf(stderr, "the typed decoder decoded %zu events, expected %zu\n", decoded, events);
+    std::exit(1);
+  }
   return sample;
 }
 
