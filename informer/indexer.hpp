@@ -330,28 +330,30 @@ class Indexer final : public detail::KnownObjects<T> {
     std::unique_lock lock(mutex_);
     std::string& key = key_scratch_;  // reused: no allocation per write
     assign_meta_namespace_key(key, *object);
-    // Compute every index value, new and old, before touching anything, so a throwing index
-    // function leaves the store as it was. An update keeps the values that follow from the key.
-    auto it = items_.find(key);
-    const bool updating = it != items_.end();
+    // One lookup finds the key or makes its entry (empty until the values below are known).
+    auto [it, inserted] = items_.try_emplace(detail::StoreKey(key));
+    const bool updating = !inserted;
+    // Compute every index value, new and old, before touching anything else, so a throwing
+    // index function leaves the store as it was. An update keeps the values that follow from the
+    // key.
     std::vector<std::vector<std::string>>& new_values = new_values_scratch_;
     std::vector<std::vector<std::string>>& old_values = old_values_scratch_;
     new_values.resize(writes_.size());
     old_values.resize(writes_.size());
-    for (std::size_t i = 0; i < writes_.size(); ++i) {
-      const IndexWrite& write = writes_[i];
-      const bool unchanged = updating && write.follows_from_key;
-      new_values[i] = unchanged ? std::vector<std::string>{} : (*write.func)(*object);
-      old_values[i] =
-          updating && !unchanged ? (*write.func)(*it->second) : std::vector<std::string>{};
+    try {
+      for (std::size_t i = 0; i < writes_.size(); ++i) {
+        const IndexWrite& write = writes_[i];
+        const bool unchanged = updating && write.follows_from_key;
+        new_values[i] = unchanged ? std::vector<std::string>{} : (*write.func)(*object);
+        old_values[i] =
+            updating && !unchanged ? (*write.func)(*it->second) : std::vector<std::string>{};
+      }
+    } catch (...) {
+      if (inserted) items_.erase(it);
+      throw;
     }
 
-    ObjectPtr previous;
-    if (!updating) {
-      it = items_.emplace(std::string_view(key), object).first;
-    } else {
-      previous = std::exchange(it->second, object);
-    }
+    ObjectPtr previous = std::exchange(it->second, object);
     const Entry* const stored = &*it;
     const auto contains = [](const std::vector<std::string>& values, const std::string& value) {
       return std::find(values.begin(), values.end(), value) != values.end();

@@ -245,6 +245,11 @@ TEST_CASE("a throwing index function leaves the store unchanged") {
   CHECK_THROWS_AS(indexer.update(make_pod("ns", "p1", "2", "bad")), std::runtime_error);
   CHECK(indexer.get_by_key("ns/p1")->metadata.resource_version == "1");
   CHECK(indexer.index_keys("picky", "good") == std::vector<std::string>{"ns/p1"});
+  // A new key too: no entry is left behind.
+  CHECK_THROWS_AS(indexer.add(make_pod("ns", "p2", "3", "bad")), std::runtime_error);
+  CHECK(indexer.get_by_key("ns/p2") == nullptr);
+  CHECK(indexer.size() == 1);
+  CHECK(indexer.list_keys() == std::vector<std::string>{"ns/p1"});
 }
 
 TEST_CASE("bad objects are refused with a clear error") {
