@@ -36,6 +36,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/median.hpp"
 #include "bench/process_stats.hpp"
 #include "bench/seed_pods.hpp"
 #include "client/model/pod.hpp"
@@ -47,6 +48,7 @@
 namespace asio = boost::asio;
 using rg::bench::Clock;
 using rg::bench::heap_in_use;
+using rg::bench::median;
 using rg::bench::process_cpu_seconds;
 using rg::bench::resident_bytes;
 using rg::bench::seconds_since;
@@ -116,12 +118,6 @@ double typed_decode(const std::string& bytes, std::size_t pods, bool keep) {
     std::exit(1);
   }
   return cpu;
-}
-
-double median(std::vector<double> values) {
-  const auto half = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), half, values.end());
-  return *half;
 }
 
 // One unpaginated LIST's bytes, as kube-sim serves them to a client that only appends them.

@@ -37,8 +37,10 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
+#include "bench/median.hpp"
 #include "bench/process_stats.hpp"
 #include "bench/seed_pods.hpp"
 #include "client/model/pod.hpp"
@@ -289,9 +291,7 @@ Sample median(const std::vector<Sample>& samples) {
     std::vector<double> values;
     values.reserve(samples.size());
     for (const Sample& sample : samples) values.push_back(sample.*member);
-    const auto half = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-    std::nth_element(values.begin(), half, values.end());
-    return *half;
+    return rg::bench::median(std::move(values));
   };
   return {middle(&Sample::wall), middle(&Sample::cpu)};
 }
