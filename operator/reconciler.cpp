@@ -223,6 +223,12 @@ ReplicaAssessment Reconciler::assess(const client::Deployment& d, NodeGrace grac
   return assess_replicas(pods, nodes, caches_.node_health.now(), grace);
 }
 
+bool too_many_unhealthy(std::size_t unhealthy, std::size_t nodes,
+                        double max_unhealthy_node_fraction) {
+  return nodes != 0 &&
+         static_cast<double>(unhealthy) > max_unhealthy_node_fraction * static_cast<double>(nodes);
+}
+
 bool surges_suppressed(const informer::Indexer<client::Node>& nodes, NodeLeaseMonitor& node_health,
                        double max_unhealthy_node_fraction) {
   // Suspect nodes count with the NotReady ones (a suspect node is usually still Ready).
@@ -231,8 +237,7 @@ bool surges_suppressed(const informer::Indexer<client::Node>& nodes, NodeLeaseMo
     const auto node = nodes.get_by_key(suspect);
     if (node && node_ready(*node)) ++unhealthy;
   }
-  return nodes.size() != 0 && static_cast<double>(unhealthy) >
-                                  max_unhealthy_node_fraction * static_cast<double>(nodes.size());
+  return too_many_unhealthy(unhealthy, nodes.size(), max_unhealthy_node_fraction);
 }
 
 ClusterFacts Reconciler::cluster_facts(const std::string& key) {

@@ -7,6 +7,7 @@
 #include <boost/asio/awaitable.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -74,8 +75,12 @@ struct ReconcileOutcome {
   std::chrono::milliseconds after{0};
 };
 
-/// Whether more nodes are unhealthy (NotReady, Unknown or suspect) than the fraction allows: a
+/// Whether `unhealthy` of `nodes` is more than `max_unhealthy_node_fraction` of them: a
 /// partition is likelier than dead nodes, so no new surge and no action on suspect nodes.
+bool too_many_unhealthy(std::size_t unhealthy, std::size_t nodes,
+                        double max_unhealthy_node_fraction);
+
+/// too_many_unhealthy() for the cached nodes: NotReady, Unknown or suspect ones are unhealthy.
 bool surges_suppressed(const informer::Indexer<client::Node>& nodes, NodeLeaseMonitor& node_health,
                        double max_unhealthy_node_fraction);
 

@@ -66,6 +66,7 @@
 #include "operator/api_adapters.hpp"
 #include "operator/logging.hpp"
 #include "operator/manager.hpp"
+#include "operator/reconciler.hpp"
 #include "sim/cluster/seed.hpp"
 #include "sim/server.hpp"
 
@@ -259,8 +260,7 @@ int main(int argc, char** argv) {
   // The failures accumulate (a failed node stays failed): past the operator's partition guard
   // it would hold every surge back and the bench would wait for scales that never come.
   if (failures == 0 || nodes == 0 ||
-      static_cast<double>(failures) >
-          options.max_unhealthy_node_fraction * static_cast<double>(nodes)) {
+      rg::op::too_many_unhealthy(failures, nodes, options.max_unhealthy_node_fraction)) {
     std::fprintf(stderr,
                  "--failures %zu of --nodes %zu: the failed nodes stay failed, so at most %.0f%% "
                  "of the nodes may fail (the operator's --max-unhealthy-node-fraction %.2f) and "

@@ -459,6 +459,14 @@ TEST_CASE("the wait for an echo that never comes ends at the timeout") {
   CHECK(w.writer.writes.size() == 2);
 }
 
+TEST_CASE("too many unhealthy nodes means more than the fraction, never with no nodes") {
+  CHECK_FALSE(op::too_many_unhealthy(1, 3, 0.55));
+  CHECK(op::too_many_unhealthy(2, 3, 0.55));
+  CHECK_FALSE(op::too_many_unhealthy(2, 4, 0.5));  // exactly the fraction is still allowed
+  CHECK(op::too_many_unhealthy(3, 4, 0.5));
+  CHECK_FALSE(op::too_many_unhealthy(0, 0, 0.55));
+}
+
 TEST_CASE("most nodes unhealthy: no surge, said with SurgeSuppressed (counted by the node index)") {
   World w;
   w.cluster_with_failed_node();               // node-3 Unknown: 1 of 3, a surge
