@@ -23,7 +23,6 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -31,6 +30,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "async/condition.hpp"
 #include "informer/event_handler.hpp"
@@ -94,8 +94,10 @@ class ProcessorListener {
     using Clock = std::chrono::steady_clock;
     const auto executor = co_await boost::asio::this_coro::executor;
     auto slice_start = Clock::now();
+    // Swapped with pending_: add() appends to one buffer while this loop delivers the other, and
+    // both keep their capacity, so a steady stream of notifications allocates nothing.
+    Buffer batch;
     for (;;) {
-      std::deque<Notification<T>> batch;
       bool stopping = false;
       auto take = [&] {
         if (stopped_) return stopping = true;
@@ -107,26 +109,22 @@ class ProcessorListener {
       co_await ready_.until(take);
       if (stopping) co_return;
       for (std::size_t i = 0; i < batch.size(); ++i) {
-        const Notification<T>& notification = batch[i];
-        if (is_stopped()) {
-          discard(batch.size() - i);
-          co_return;
-        }
-        deliver(notification);
-        std::unique_lock lock(mutex_);
-        --in_flight_;
-        ++delivered_;
-        if (options_.max_pending != 0) room_.notify_all_locked();
-        if (const auto* add = std::get_if<AddNotification<T>>(&notification);
-            add && add->is_in_initial_list) {
-          --initial_pending_;
-        }
-        lock.unlock();
-        if (Clock::now() - slice_start >= kTimeSlice) {
+        deliver(batch[i]);
+        bool go_on = count_delivered(batch[i]);
+        const std::size_t left = batch.size() - i - 1;
+        if (go_on && Clock::now() - slice_start >= kTimeSlice) {
           co_await boost::asio::post(executor, boost::asio::use_awaitable);
           slice_start = Clock::now();
+          go_on = !is_stopped();
+        }
+        if (!go_on) {
+          if (left != 0) discard(left);
+          co_return;
         }
       }
+      // The objects go now; an initial list's large buffer goes too.
+      batch.clear();
+      if (batch.capacity() > kKeptCapacity) batch = Buffer();
     }
   }
 
@@ -222,6 +220,19 @@ class ProcessorListener {
     }
   }
 
+  // Counts a notification as delivered (one lock per notification); false once stopped.
+  bool count_delivered(const Notification<T>& notification) {
+    std::lock_guard lock(mutex_);
+    --in_flight_;
+    ++delivered_;
+    if (options_.max_pending != 0) room_.notify_all_locked();
+    if (const auto* add = std::get_if<AddNotification<T>>(&notification);
+        add && add->is_in_initial_list) {
+      --initial_pending_;
+    }
+    return !stopped_;
+  }
+
   void discard(std::size_t count) {
     detail::log_undelivered(name_, count);
     std::lock_guard lock(mutex_);
@@ -239,8 +250,12 @@ class ProcessorListener {
   const ResourceEventHandlerFuncs<T> handler_;
   const std::function<bool()> upstream_has_synced_;
   const Options options_;
+  using Buffer = std::vector<Notification<T>>;
+  // A delivered buffer above this many notifications (~40 KB) is freed, not kept.
+  static constexpr std::size_t kKeptCapacity = 1024;
+
   mutable std::mutex mutex_;
-  std::deque<Notification<T>> pending_;
+  Buffer pending_;
   std::size_t in_flight_ = 0;
   std::size_t max_pending_ = 0;
   std::size_t initial_pending_ = 0;
