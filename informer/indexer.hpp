@@ -27,6 +27,7 @@
 #include <vector>
 
 #include <boost/unordered/unordered_flat_set.hpp>
+#include <boost/unordered/unordered_map.hpp>
 
 #include "client/model/compact_string.hpp"
 #include "informer/detail/known_objects.hpp"
@@ -50,22 +51,23 @@ struct StringEqual {
 };
 template <class V>
 using StringMap = std::unordered_map<std::string, V, StringHash, StringEqual>;
-/// StringHash for the store. Not noexcept on purpose: libstdc++ then keeps each key's hash in
-/// its node (8 bytes), so a lookup compares only the keys whose hash matches, instead of
-/// hashing its neighbours' keys again to find where its bucket ends -- each a cache miss on a
-/// cold node and on its key's heap block, the Indexer's largest cost per watch event.
+/// StringHash for the store's keys (the Indexer's and the DeltaFIFO's tables).
 struct StoreKeyHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
 };
 /// A store key: `namespace/name` inline up to 39 characters (most keys), so a lookup compares
 /// the key in the node it has already read instead of reading a separate heap block, a cache
-/// miss per watch event; the node (with the object's pointer and the hash) is 72 bytes, where
-/// a 16-byte CompactString's node and its key's block took 64 and 48.
+/// miss per watch event.
 using StoreKey = client::BasicCompactString<40>;
-/// The store: a StoreKey and its hash per cached object.
+/// The store: Boost's closed-addressing map, whose bucket points at the bucket's first node
+/// (libstdc++'s points at the node before it, in another bucket), so looking up a cached key
+/// reads the bucket and the node: a watch event's lookup of the pod it replaces took three or four
+/// cache misses (bucket, node before, the node's hash and key on two lines), now two. A node
+/// (next pointer, key, object pointer) is 64 bytes; nodes stay put, so the indexes can hold
+/// their addresses.
 template <class V>
-using KeyMap = std::unordered_map<StoreKey, V, StoreKeyHash, StringEqual>;
+using KeyMap = boost::unordered_map<StoreKey, V, StoreKeyHash, StringEqual>;
 }  // namespace detail
 
 /// Runs on every object before it is stored; returns the object to store (may be the same).
