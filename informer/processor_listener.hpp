@@ -108,6 +108,11 @@ class ProcessorListener {
       };
       co_await ready_.until(take);
       if (stopping) co_return;
+      // Resumed after `take`: stop() may have come in between (from another thread).
+      if (is_stopped()) {
+        discard(batch.size());
+        co_return;
+      }
       for (std::size_t i = 0; i < batch.size(); ++i) {
         deliver(batch[i]);
         bool go_on = count_delivered(batch[i]);
