@@ -253,6 +253,14 @@ Sample socket_drain(const FakeApiServer& server, std::size_t response_bytes) {
   return watch.stop();
 }
 
+// The client configuration of the cases that read the stand-in server through the RestClient.
+rg::client::RestConfig stand_in_config(const std::string& address) {
+  rg::client::RestConfig config;
+  config.host = address;
+  config.timeout = std::chrono::minutes(10);
+  return config;
+}
+
 // The typed decoder keeping each pod, fed by the watch as the informer reads it: through the
 // RestClient's transport from the same server, in the body reader's pieces, on one thread. The
 // informer's cost beyond this is its machinery alone (Reflector, DeltaFIFO, Indexer, handler
@@ -260,10 +268,7 @@ Sample socket_drain(const FakeApiServer& server, std::size_t response_bytes) {
 // server's copies share).
 Sample socket_decode(const std::string& address, std::size_t events, std::size_t keep_pods) {
   asio::io_context io;
-  rg::client::RestConfig config;
-  config.host = address;
-  config.timeout = std::chrono::minutes(10);
-  rg::client::RestClient client(config);
+  rg::client::RestClient client(stand_in_config(address));
   std::vector<std::shared_ptr<const Pod>> cache(keep_pods);
   std::size_t decoded = 0;
   auto read = [&]() -> asio::awaitable<void> {
@@ -299,10 +304,7 @@ Sample socket_decode(const std::string& address, std::size_t events, std::size_t
 
 Sample informer_watch(const std::string& address, std::size_t events) {
   asio::io_context io;
-  rg::client::RestConfig config;
-  config.host = address;
-  config.timeout = std::chrono::minutes(10);
-  rg::client::RestClient client(config);
+  rg::client::RestClient client(stand_in_config(address));
 
   rg::informer::SharedIndexInformer<Pod>::Options options;
   options.scope = {rg::client::resources::pods(), "", ""};
