@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <deque>
+
 #include "sim/version_conversion.hpp"
 
 namespace rg::sim {
@@ -31,15 +33,33 @@ class JsonEncoder final : public ObjectEncoder {
   }
 
   void watch_event(std::string_view type, const ObjectPtr& object, ChunkBuilder& out) override {
-    out.add_owned(fmt::format(R"({{"type":"{}","object":)", type));
-    out.add(object->type_meta_prefix());
+    out.add(event_prefix(type, object->type_meta_prefix()));
     out.add(std::string_view(object->body).substr(1));
     out.add("}\n");
     out.pin(object);
   }
 
  private:
+  // `{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1",`, made once per event type and
+  // kind (a watch sees three event types, and its objects' kind is the watched one): an event
+  // is then three views, without an allocation of its own.
+  struct EventPrefix {
+    std::string event_type;
+    std::string type_meta;
+    std::string text;
+  };
+  std::string_view event_prefix(std::string_view event_type, std::string_view type_meta) {
+    for (const auto& prefix : prefixes_)
+      if (prefix.event_type == event_type && prefix.type_meta == type_meta) return prefix.text;
+    auto& made = prefixes_.emplace_back();
+    made.event_type = event_type;
+    made.type_meta = type_meta;
+    made.text = fmt::format(R"({{"type":"{}","object":{})", event_type, type_meta);
+    return made.text;
+  }
+
   const ResourceType& type_;
+  std::deque<EventPrefix> prefixes_;  // a deque: the views handed out stay valid as it grows
 };
 
 }  // namespace
