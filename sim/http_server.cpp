@@ -2,6 +2,7 @@
 // parsing with a body limit, complete and chunked responses.
 #include "sim/http_server.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -20,6 +21,7 @@
 #include <array>
 #include <atomic>
 #include <cctype>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -36,6 +38,8 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using asio::use_awaitable;
 using tcp = asio::ip::tcp;
+
+constexpr std::string_view kCrlf = "\r\n";
 
 template <class Stream>
 class Connection final : public ResponseStream,
@@ -121,12 +125,24 @@ class Connection final : public ResponseStream,
     co_await http::async_write_header(stream_, serializer, use_awaitable);
   }
 
+  // A chunk is framed here (`<size in hex>\r\n`, the parts, `\r\n`: RFC 9112 section 7.1) as
+  // one flat list of buffers. Beast's make_chunk walks its concatenated buffer sequence one
+  // buffer at a time through a variant iterator: with three views per watch event, that walk
+  // was most of kube-sim's CPU while streaming a watch list (callgrind).
   asio::awaitable<void> chunk(std::span<const std::string_view> parts) override {
-    buffers_.clear();
-    for (auto part : parts)
-      if (!part.empty()) buffers_.emplace_back(part.data(), part.size());
-    if (buffers_.empty()) co_return;
-    co_await asio::async_write(stream_, http::make_chunk(buffers_), use_awaitable);
+    buffers_.assign(1, asio::const_buffer());  // the size line, once the size is known
+    std::size_t size = 0;
+    for (auto part : parts) {
+      if (part.empty()) continue;
+      buffers_.emplace_back(part.data(), part.size());
+      size += part.size();
+    }
+    if (size == 0) co_return;
+    chunk_size_.clear();
+    fmt::format_to(std::back_inserter(chunk_size_), "{:x}\r\n", size);
+    buffers_.front() = asio::buffer(chunk_size_);
+    buffers_.emplace_back(asio::buffer(kCrlf));
+    co_await asio::async_write(stream_, buffers_, use_awaitable);
   }
 
   asio::awaitable<void> end() override {
@@ -211,6 +227,7 @@ class Connection final : public ResponseStream,
   beast::flat_buffer buffer_;
   std::string head_;
   std::vector<asio::const_buffer> buffers_;
+  std::string chunk_size_;
   std::shared_ptr<const PeerCertificate> peer_certificate_;
   bool keep_alive_ = true;
   bool started_ = false;
