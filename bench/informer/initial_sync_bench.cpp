@@ -7,8 +7,12 @@
 //  - next to it, the typed ListDecoder<Pod> alone on the same bytes (one unpaginated LIST
 //    fetched beforehand), the reference the informer is measured against: the informer's CPU
 //    per pod is printed as a multiple of it, next to its target (<= 1.5x), and of the typed
-//    decoder keeping every pod; and the steady RSS per pod next to its target (<= 1.0 KB).
-//    Five rounds, each both yardsticks then both syncs; a ratio divides a sync by the yardstick
+//    decoder keeping every pod; and the steady RSS per pod next to its target (<= 1.0 KB);
+//  - a third yardstick per mode: the typed decoder reading the same pods from kube-sim through
+//    the RestClient as the informer does (by pages, or the streaming list's events), keeping
+//    every pod: the informer's CPU beyond it is its own machinery's, and its own beyond the
+//    decoder keeping every pod is the socket's and the co-located server's.
+//    Five rounds, each the yardsticks then both syncs; a ratio divides a sync by the yardstick
 //    of its own round, and the median of the rounds' ratios is the one printed next to the
 //    target (this shared machine's speed drifts more between the phases of a run than within a
 //    round); a bare boost::json::parse of the same bytes, once, as the first reference;
@@ -42,6 +46,7 @@
 #include "client/model/pod.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/watch/list_decoder.hpp"
+#include "client/watch/watch_decoder.hpp"
 #include "informer/shared_index_informer.hpp"
 #include "sim/server.hpp"
 
@@ -158,6 +163,77 @@ void bare_parse(const std::string& bytes, std::size_t pods) {
       static_cast<double>(bytes.size()) / static_cast<double>(pods));
 }
 
+// The typed decoder fed by the socket, keeping every pod: the pods read from kube-sim the way
+// the informer reads them (by pages of 500, or as the streaming list's ADDED events up to the
+// initial-events-end bookmark), through the RestClient's body reader, and nothing else. The
+// informer's CPU beyond this one is its machinery's (Reflector, DeltaFIFO, Indexer); this one's
+// beyond the typed decoder keeping every pod is the socket's (the reads' kernel time, and
+// kube-sim copying into the socket on the other core at the same moment).
+asio::awaitable<std::size_t> read_paged(rg::client::RestClient& client,
+                                        std::vector<std::shared_ptr<const Pod>>& kept) {
+  rg::client::ListOptions options;
+  options.limit = 500;
+  do {
+    rg::client::BodyReader body =
+        co_await client.list_stream(rg::client::resources::pods(), options);
+    rg::client::ListDecoder<Pod> decoder;
+    for (auto piece = co_await body.read_some(); !piece.empty();
+         piece = co_await body.read_some()) {
+      decoder.feed(piece, kept);
+    }
+    options.continue_ = decoder.finish().continue_;
+  } while (!options.continue_.empty());
+  co_return kept.size();
+}
+
+asio::awaitable<std::size_t> read_streaming(rg::client::RestClient& client,
+                                            std::vector<std::shared_ptr<const Pod>>& kept) {
+  rg::client::WatchOptions options;
+  options.send_initial_events = true;
+  options.allow_watch_bookmarks = true;
+  options.resource_version_match = "NotOlderThan";
+  rg::client::BodyReader body = co_await client.watch(rg::client::resources::pods(), options);
+  rg::client::WatchDecoder<Pod> decoder;
+  std::vector<rg::client::WatchEvent<Pod>> events;
+  for (auto piece = co_await body.read_some(); !piece.empty(); piece = co_await body.read_some()) {
+    events.clear();
+    decoder.feed(piece, events);
+    for (auto& event : events) {
+      if (event.type == rg::client::WatchEventType::kAdded) {
+        kept.push_back(std::move(event.object));
+      } else if (event.type == rg::client::WatchEventType::kBookmark &&
+                 rg::informer::meta::annotation(
+                     *event.object, rg::client::kInitialEventsEndAnnotation) == "true") {
+        co_return kept.size();  // the stream stays open; dropping the reader closes it
+      }
+    }
+  }
+  co_return kept.size();
+}
+
+double socket_decode(asio::io_context& io, rg::client::RestClient& client, std::size_t pods,
+                     bool watch_list) {
+  malloc_trim(0);  // as before an informer sync: the pods kept land in fresh pages
+  std::vector<std::shared_ptr<const Pod>> kept;
+  kept.reserve(pods);
+  std::size_t decoded = 0;
+  bool done = false;
+  const double start = thread_cpu_seconds();
+  auto read = watch_list ? read_streaming(client, kept) : read_paged(client, kept);
+  asio::co_spawn(io, std::move(read), [&](std::exception_ptr error, std::size_t count) {
+    if (error) std::rethrow_exception(error);
+    decoded = count;
+    done = true;
+  });
+  run_until(io, [&] { return done; });
+  const double cpu = thread_cpu_seconds() - start;
+  if (decoded != pods) {
+    std::fprintf(stderr, "the socket-fed decoder decoded %zu pods, expected %zu\n", decoded, pods);
+    std::exit(1);
+  }
+  return cpu;
+}
+
 // What one informer sync measured.
 struct Sync {
   double cpu_per_pod = 0;  // the informer's thread
@@ -216,12 +292,14 @@ Sync informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
 // yardstick (each informer sync divided by the yardsticks measured in its own round), the
 // memory of the last sync.
 void report(const char* mode, std::size_t pods, const std::vector<Sync>& syncs,
-            const std::vector<double>& typed, const std::vector<double>& kept) {
-  std::vector<double> cpu, to_typed, to_kept, took;
+            const std::vector<double>& typed, const std::vector<double>& kept,
+            const std::vector<double>& socket) {
+  std::vector<double> cpu, to_typed, to_kept, to_socket, took;
   for (std::size_t i = 0; i < syncs.size(); ++i) {
     cpu.push_back(syncs[i].cpu_per_pod);
     to_typed.push_back(syncs[i].cpu_per_pod / typed[i]);
     to_kept.push_back(syncs[i].cpu_per_pod / kept[i]);
+    to_socket.push_back(syncs[i].cpu_per_pod / socket[i]);
     took.push_back(syncs[i].took);
   }
   const Sync& last = syncs.back();
@@ -234,10 +312,12 @@ void report(const char* mode, std::size_t pods, const std::vector<Sync>& syncs,
       static_cast<double>(last.steady) * per_pod_kb, static_cast<double>(last.heap) * per_pod_kb);
   std::printf(
       "    informer CPU per pod %.2f us = %.2fx the typed decoder's (target <= 1.5x; rounds "
-      "%.2fx-%.2fx), %.2fx the typed decoder's keeping every pod; steady RSS per pod %.2f KB "
-      "(target <= 1.0 KB)\n",
+      "%.2fx-%.2fx), %.2fx the typed decoder's keeping every pod, %.2fx the typed decoder's "
+      "reading the socket (rounds %.2fx-%.2fx); steady RSS per pod %.2f KB (target <= 1.0 KB)\n",
       median(cpu) * 1e6, median(to_typed), *std::min_element(to_typed.begin(), to_typed.end()),
-      *std::max_element(to_typed.begin(), to_typed.end()), median(to_kept),
+      *std::max_element(to_typed.begin(), to_typed.end()), median(to_kept), median(to_socket),
+      *std::min_element(to_socket.begin(), to_socket.end()),
+      *std::max_element(to_socket.begin(), to_socket.end()),
       static_cast<double>(last.steady) * per_pod_kb);
 }
 
@@ -246,27 +326,32 @@ void report(const char* mode, std::size_t pods, const std::vector<Sync>& syncs,
 // speed drifts more than that between them).
 void measure(asio::io_context& io, rg::client::RestClient& client, const std::string& bytes,
              std::size_t pods, std::size_t rounds) {
-  std::vector<double> typed, kept;
+  std::vector<double> typed, kept, socket_paged, socket_streaming;
   std::vector<Sync> paged, streaming;
   const double n = static_cast<double>(pods);
   for (std::size_t round = 1; round <= rounds; ++round) {
     typed.push_back(typed_decode(bytes, pods, false) / n);
     kept.push_back(typed_decode(bytes, pods, true) / n);
+    socket_paged.push_back(socket_decode(io, client, pods, false) / n);
+    socket_streaming.push_back(socket_decode(io, client, pods, true) / n);
     paged.push_back(informer_sync(io, client, pods, false));
     streaming.push_back(informer_sync(io, client, pods, true));
     std::printf(
-        "  round %zu: typed decoder %.2f us/pod, keeping every pod %.2f; informer paged %.2f "
-        "(%.2fx), streaming %.2f (%.2fx)\n",
-        round, typed.back() * 1e6, kept.back() * 1e6, paged.back().cpu_per_pod * 1e6,
+        "  round %zu: typed decoder %.2f us/pod, keeping every pod %.2f, reading the socket "
+        "%.2f paged, %.2f streaming; informer paged %.2f (%.2fx), streaming %.2f (%.2fx)\n",
+        round, typed.back() * 1e6, kept.back() * 1e6, socket_paged.back() * 1e6,
+        socket_streaming.back() * 1e6, paged.back().cpu_per_pod * 1e6,
         paged.back().cpu_per_pod / typed.back(), streaming.back().cpu_per_pod * 1e6,
         streaming.back().cpu_per_pod / typed.back());
   }
   std::printf(
       "  medians of %zu rounds: typed ListDecoder<Pod> alone %.2f us/pod, keeping every "
-      "pod %.2f us/pod\n",
-      rounds, median(typed) * 1e6, median(kept) * 1e6);
-  report("LIST (500/page)", pods, paged, typed, kept);
-  report("streaming list", pods, streaming, typed, kept);
+      "pod %.2f us/pod; reading the socket, keeping every pod: paged %.2f us/pod, streaming "
+      "%.2f us/pod\n",
+      rounds, median(typed) * 1e6, median(kept) * 1e6, median(socket_paged) * 1e6,
+      median(socket_streaming) * 1e6);
+  report("LIST (500/page)", pods, paged, typed, kept, socket_paged);
+  report("streaming list", pods, streaming, typed, kept, socket_streaming);
 }
 
 }  // namespace
