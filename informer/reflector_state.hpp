@@ -31,9 +31,6 @@ using Clock = std::chrono::steady_clock;
 /// in and casts back); the machine never looks inside.
 using Object = std::shared_ptr<const void>;
 
-/// The annotation on the BOOKMARK that ends a watch-list's initial events.
-inline constexpr std::string_view kInitialEventsEndAnnotation = "k8s.io/initial-events-end";
-
 // ---------------------------------------------------------------------------------------------
 // Requests
 
