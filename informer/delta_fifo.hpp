@@ -291,17 +291,27 @@ class DeltaFIFO {
   }
 
   // Appends a delta to `key`'s, queueing the key if it is new (with a spare deltas block).
+  // A key in the table is always queued and has a delta: when an allocation fails (the table's,
+  // the delta list's or the queue's), the new key's entry goes again and the exception leaves
+  // the FIFO as it was, rather than with a key that is never popped or popped without deltas.
   void queue_action_locked(DeltaType type, ObjectOrTombstone<T> object, Key key) {
     auto [it, inserted] = items_.try_emplace(key);
     Deltas<T>& deltas = it->second;
-    if (inserted) {
-      if (!spare_deltas_.empty()) {
-        deltas = std::move(spare_deltas_.back());
-        spare_deltas_.pop_back();
+    if (!inserted) {
+      deltas.push_back(Delta<T>{type, std::move(object)});
+    } else {
+      try {
+        if (!spare_deltas_.empty()) {
+          deltas = std::move(spare_deltas_.back());
+          spare_deltas_.pop_back();
+        }
+        deltas.push_back(Delta<T>{type, std::move(object)});
+        queue_.push_back(std::move(key));
+      } catch (...) {
+        items_.erase(it);
+        throw;
       }
-      queue_.push_back(std::move(key));
     }
-    deltas.push_back(Delta<T>{type, std::move(object)});
     ++delta_count_;
     dedup_last_two(deltas);
     not_empty_.notify_all_locked();
