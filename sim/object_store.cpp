@@ -72,6 +72,11 @@ ObjectPtr Store::get(const ResourceType& type, std::string_view namespace_,
   return state->objects.find(object_key(type.namespaced ? namespace_ : "", name));
 }
 
+bool Store::holds(const ResourceType& type, const StoredObject& object) const {
+  const ObjectPtr current = get(type, object.namespace_, object.name);
+  return current != nullptr && current->uid == object.uid;
+}
+
 namespace {
 
 ObjectListPtr list_of(const ObjectIndex& objects, std::string_view namespace_,

@@ -59,6 +59,9 @@ class Store {
 
   /// The object, or null.
   ObjectPtr get(const ResourceType& type, std::string_view namespace_, std::string_view name) const;
+  /// True while `object` (by uid) is still stored under its name: a controller about to create
+  /// dependents of an owner read from a cache checks that the owner was not deleted meanwhile.
+  bool holds(const ResourceType& type, const StoredObject& object) const;
   /// The latest state (`namespace_` empty = all namespaces).
   ObjectListPtr list(const ResourceType& type, std::string_view namespace_) const;
   /// The state exactly at `resource_version`: the latest one if the type has not changed since,

@@ -180,6 +180,10 @@ void DeploymentController::sync(const std::string& key) {
       scale(*active.front(), desired, *deployment);
   } else {
     if (!new_rs) {
+      // A ReplicaSet made for a Deployment deleted meanwhile (its cache can still hold it while
+      // the ReplicaSets' has seen the cascade) would stay: kube-sim does not model the garbage
+      // collector's deletion of dependents whose owner is gone.
+      if (!context_.store.holds(context_.types.deployments, *deployment->object)) return;
       bool old_active = false;
       for (const auto& rs : old) old_active = old_active || rs->replicas > 0;
       std::int64_t initial = desired;

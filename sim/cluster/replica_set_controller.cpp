@@ -73,6 +73,10 @@ void ReplicaSetController::manage_replicas(const ReplicaSetView& replica_set,
                                            std::vector<const PodView*> active) {
   const auto have = static_cast<std::int64_t>(active.size());
   if (have < replica_set.replicas) {
+    // Pods made for a ReplicaSet deleted meanwhile (its cache can still hold it while the pods'
+    // has seen the cascade) would stay: kube-sim does not model the garbage collector's
+    // deletion of dependents whose owner is gone.
+    if (!context_.store.holds(context_.types.replica_sets, *replica_set.object)) return;
     const auto missing = std::min<std::size_t>(replica_set.replicas - have, kBurstReplicas);
     const auto reference = reference_to("apps/v1", "ReplicaSet", *replica_set.object);
     for (std::size_t i = 0; i < missing; ++i) {
