@@ -251,17 +251,18 @@ class DeltaFIFO {
     });
   }
 
-  // Waits for room, then runs `queue` (with the lock held) and counts the FIFO as populated.
-  // False, and nothing run, once the FIFO is closed.
+  // Waits for room, then runs `queue` (with the lock held) and counts the FIFO as populated
+  // once it returned (a change that threw while queueing populated nothing). False, and nothing
+  // run, once the FIFO is closed.
   template <class Queue>
   boost::asio::awaitable<bool> when_room(Queue queue) {
     bool accepted = false;
     auto try_now = [&] {
       if (closed_) return true;
       if (delta_count_ >= options_.capacity) return false;
+      queue();
       populated_ = true;
       accepted = true;
-      queue();
       return true;
     };
     {

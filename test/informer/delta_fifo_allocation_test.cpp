@@ -1,6 +1,7 @@
 // DeltaFIFO when an allocation fails while it queues a key (its table growing, a new key's delta
 // list, its queue's next block): the exception reaches the producer and the FIFO stays whole --
-// every key in it is popped once, with its deltas -- and takes the next change of that key.
+// every key in it is popped once, with its deltas -- and takes the next change of that key; a
+// change that was never queued does not count the FIFO as populated (HasSynced).
 // A binary of its own: it replaces the global operator new to fail the nth allocation from a
 // chosen moment.
 #include <doctest/doctest.h>
@@ -99,4 +100,16 @@ TEST_CASE("a failed allocation while queueing a new key leaves the FIFO whole") 
     }
   }
   CHECK(failures > 40);  // the countdown did reach the FIFO's own allocations
+}
+
+TEST_CASE("a first add that fails to allocate does not make the FIFO synced") {
+  // HasSynced is "populated and the initial items popped": a change that was never queued
+  // populates nothing, so a FIFO that has queued nothing yet is still not synced.
+  asio::io_context io;
+  DeltaFIFO<TestPod> fifo({});
+  REQUIRE(add_failing_at(io, fifo, make_pod("ns", "first", "1"), 1));
+  CHECK(fifo.size() == 0);
+  CHECK_FALSE(fifo.has_synced());
+  REQUIRE(run_coro(io, fifo.add(make_pod("ns", "first", "2"))));
+  CHECK(fifo.has_synced());
 }
