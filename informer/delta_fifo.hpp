@@ -13,6 +13,13 @@
 //  - has_synced() once the items of the first replace() have all been popped
 //    (initialPopulationCount); any add/update/remove before it counts as "populated" too.
 //
+// The first list, when nothing is queued or cached yet and no two of its objects share a key (an
+// API server's list never repeats one), is kept as it came and popped in its order: no table
+// slot, queued key or deltas block per object, which is most of a large initial sync's queueing
+// work. Any later producer call (add, update, remove, forget, replace, resync) first moves what
+// is left of it into the table, so they all see one representation; size(), list_keys() and
+// get_by_key() read it where it is.
+//
 // Unlike client-go it is bounded: when `capacity` deltas are queued, producers wait
 // (co_await) for the consumer, which pushes back on the Reflector -- it stops reading its
 // stream -- instead of growing without limit or dropping. replace() and resync() wait for room
@@ -23,6 +30,7 @@
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/unordered/unordered_flat_map.hpp>
+#include <boost/unordered/unordered_flat_set.hpp>
 
 #include <cstddef>
 #include <deque>
@@ -96,6 +104,7 @@ class DeltaFIFO {
   /// false once the FIFO is closed.
   boost::asio::awaitable<bool> forget(std::string key) {
     return when_room([this, key = std::move(key)]() mutable {
+      spill_first_list_locked();
       if (ObjectPtr last = last_known_locked(key); last || items_.contains(key)) {
         queue_action_locked(DeltaType::kDeleted, DeletedFinalStateUnknown<T>{key, std::move(last)},
                             key);
@@ -107,12 +116,20 @@ class DeltaFIFO {
   /// Indexer::replace; the FIFO does not need it).
   boost::asio::awaitable<bool> replace(std::vector<ObjectPtr> list, std::string resource_version) {
     (void)resource_version;
-    std::vector<std::pair<Key, ObjectPtr>> keyed = with_keys(std::move(list));
+    // The keys are made here, before waiting and outside the lock; for what may be the first
+    // list, only to check that they are distinct (it may then be kept as it came).
+    bool first = false;
+    {
+      std::lock_guard lock(mutex_);
+      first = !populated_;
+    }
+    std::vector<std::pair<Key, ObjectPtr>> keyed;
+    if (!first || !keys_distinct(list)) keyed = with_keys(std::move(list));
     bool accepted = false;
     auto try_now = [&] {
       if (closed_) return true;
       if (delta_count_ >= options_.capacity) return false;
-      replace_locked(keyed);
+      replace_locked(list, keyed);
       accepted = true;
       return true;
     };
@@ -144,15 +161,11 @@ class DeltaFIFO {
     bool popped = false;
     std::exception_ptr failure;
     auto try_now = [&] {
-      if (queue_.empty()) return closed_;
+      if (queue_.empty() && first_list_.empty()) return closed_;
       const bool is_in_initial_list = !has_synced_locked();
-      auto it = items_.find(queue_.front());
-      Deltas<T> deltas = std::move(it->second);
-      items_.erase(it);
-      queue_.pop_front();
-      // A drained list's table (a slot holds a key and a deltas vector: ~8 MB for 100k keys)
-      // goes, or it would stay beside the cache for good.
-      if (items_.empty() && items_.bucket_count() > kKeptSlots) items_ = Items();
+      // The queue comes first: it is empty while the first list is kept, unless moving the list
+      // into it failed midway (see spill_first_list_locked).
+      Deltas<T> deltas = queue_.empty() ? next_of_first_list_locked() : next_queued_locked();
       if (initial_population_count_ > 0) --initial_population_count_;
       delta_count_ -= deltas.size();
       not_full_.notify_all_locked();
@@ -194,7 +207,7 @@ class DeltaFIFO {
   /// Queued keys.
   std::size_t size() const {
     std::lock_guard lock(mutex_);
-    return queue_.size();
+    return queue_.size() + (first_list_.size() - first_list_next_);
   }
 
   /// Queued deltas over all keys (what `capacity` bounds).
@@ -206,15 +219,21 @@ class DeltaFIFO {
   /// Queued keys in pop order.
   std::vector<std::string> list_keys() const {
     std::lock_guard lock(mutex_);
-    return {queue_.begin(), queue_.end()};
+    std::vector<std::string> keys(queue_.begin(), queue_.end());
+    for (std::size_t i = first_list_next_; i < first_list_.size(); ++i)
+      keys.emplace_back(key_view(first_list_[i]));
+    return keys;
   }
 
-  /// A copy of the deltas queued for `key`, if any.
+  /// A copy of the deltas queued for `key`, if any (a key of the kept first list is looked up
+  /// by scanning it).
   std::optional<Deltas<T>> get_by_key(std::string_view key) const {
     std::lock_guard lock(mutex_);
-    auto it = items_.find(key);
-    if (it == items_.end()) return std::nullopt;
-    return it->second;
+    if (auto it = items_.find(key); it != items_.end()) return it->second;
+    for (std::size_t i = first_list_next_; i < first_list_.size(); ++i) {
+      if (key_view(first_list_[i]) == key) return Deltas<T>{{replaced_type(), first_list_[i]}};
+    }
+    return std::nullopt;
   }
 
  private:
@@ -235,17 +254,33 @@ class DeltaFIFO {
     return keyed;
   }
 
-  // Builds the key in a per-thread buffer that keeps its capacity, so a key allocates nothing.
-  static Key key_for(const ObjectPtr& object) {
+  static Key key_for(const ObjectPtr& object) { return Key(key_view(object)); }
+
+  // The object's key, built in a per-thread buffer that keeps its capacity (so it allocates
+  // nothing) and valid until the next call. Throws for a null or unnamed object.
+  static std::string_view key_view(const ObjectPtr& object) {
     if (!object) throw std::invalid_argument("cannot queue a null object in the DeltaFIFO");
     thread_local std::string scratch;
     assign_meta_namespace_key(scratch, *object);
-    return Key(scratch);
+    return scratch;
+  }
+
+  // True when no two objects of `list` share a key, told by the keys' hashes (a collision of two
+  // distinct keys reads as a repeat, which only costs keeping the list as it came). Throws as
+  // key_view does.
+  static bool keys_distinct(const std::vector<ObjectPtr>& list) {
+    boost::unordered_flat_set<std::size_t> hashes;
+    hashes.reserve(list.size());
+    for (const ObjectPtr& object : list) {
+      if (!hashes.insert(detail::StoreKeyHash{}(key_view(object))).second) return false;
+    }
+    return true;
   }
 
   boost::asio::awaitable<bool> push(DeltaType type, ObjectPtr object) {
     Key key = key_for(object);  // throws for a null or unnamed object, before waiting
     return when_room([this, type, object = std::move(object), key = std::move(key)]() mutable {
+      spill_first_list_locked();
       if (type == DeltaType::kDeleted && !is_known_locked(key)) return;  // already gone
       queue_action_locked(type, std::move(object), std::move(key));
     });
@@ -291,6 +326,65 @@ class DeltaFIFO {
     return nullptr;
   }
 
+  DeltaType replaced_type() const {
+    return options_.emit_delta_type_replaced ? DeltaType::kReplaced : DeltaType::kSync;
+  }
+
+  // The front key's deltas, taken out of the table and the queue.
+  Deltas<T> next_queued_locked() {
+    auto it = items_.find(queue_.front());
+    Deltas<T> deltas = std::move(it->second);
+    items_.erase(it);
+    queue_.pop_front();
+    // A drained list's table (a slot holds a key and a deltas vector: ~8 MB for 100k keys)
+    // goes, or it would stay beside the cache for good.
+    if (items_.empty() && items_.bucket_count() > kKeptSlots) items_ = Items();
+    return deltas;
+  }
+
+  // The first list's next object as its key's deltas: one Replaced delta, in a spare block.
+  Deltas<T> next_of_first_list_locked() {
+    Deltas<T> deltas = take_spare_locked();
+    deltas.reserve(1);  // a failed allocation takes nothing out of the list
+    deltas.push_back(Delta<T>{replaced_type(), std::move(first_list_[first_list_next_++])});
+    if (first_list_next_ == first_list_.size()) forget_first_list_locked();
+    return deltas;
+  }
+
+  // Whether a list may be kept as it came: the first one, with nothing queued or cached.
+  bool keeps_first_list_locked() const {
+    if (populated_ || !items_.empty()) return false;
+    return !options_.known_objects || options_.known_objects->list_keys().empty();
+  }
+
+  // Moves what is left of the first list into the table and the queue, in its order, before
+  // anything else reads or changes them. An allocation failing midway leaves the objects not
+  // yet moved in the list, popped after the ones moved.
+  void spill_first_list_locked() {
+    if (first_list_.empty()) return;
+    items_.reserve(items_.size() + (first_list_.size() - first_list_next_));
+    for (; first_list_next_ < first_list_.size(); ++first_list_next_) {
+      ObjectPtr& object = first_list_[first_list_next_];
+      queue_action_locked(replaced_type(), object, key_for(object));
+      --delta_count_;  // counted when the list was kept
+      object.reset();
+    }
+    forget_first_list_locked();
+  }
+
+  void forget_first_list_locked() {
+    first_list_ = {};
+    first_list_next_ = 0;
+  }
+
+  // A popped key's emptied deltas block if one is kept, else an empty one.
+  Deltas<T> take_spare_locked() {
+    if (spare_deltas_.empty()) return {};
+    Deltas<T> deltas = std::move(spare_deltas_.back());
+    spare_deltas_.pop_back();
+    return deltas;
+  }
+
   // Appends a delta to `key`'s, queueing the key if it is new (with a spare deltas block).
   // A key in the table is always queued and has a delta: when an allocation fails (the table's,
   // the delta list's or the queue's), the new key's entry goes again and the exception leaves
@@ -302,10 +396,7 @@ class DeltaFIFO {
       deltas.push_back(Delta<T>{type, std::move(object)});
     } else {
       try {
-        if (!spare_deltas_.empty()) {
-          deltas = std::move(spare_deltas_.back());
-          spare_deltas_.pop_back();
-        }
+        deltas = take_spare_locked();
         deltas.push_back(Delta<T>{type, std::move(object)});
         queue_.push_back(std::move(key));
       } catch (...) {
@@ -339,9 +430,14 @@ class DeltaFIFO {
     --delta_count_;
   }
 
-  void replace_locked(std::vector<std::pair<Key, ObjectPtr>>& keyed) {
-    const DeltaType type =
-        options_.emit_delta_type_replaced ? DeltaType::kReplaced : DeltaType::kSync;
+  // `list` is the list when replace() found its keys distinct, else `keyed` is.
+  void replace_locked(std::vector<ObjectPtr>& list, std::vector<std::pair<Key, ObjectPtr>>& keyed) {
+    if (!list.empty()) {
+      if (keeps_first_list_locked()) return keep_first_list_locked(std::move(list));
+      keyed = with_keys(std::move(list));  // another producer queued first
+    }
+    spill_first_list_locked();  // a relist while the first list is being popped
+    const DeltaType type = replaced_type();
     // The keys known before the list (queued or cached) that it lacks vanished meanwhile. An
     // initial list has none: then no set of the listed keys is built (a sync of 100k objects
     // would leave its nodes as holes between the cached objects).
@@ -386,9 +482,20 @@ class DeltaFIFO {
     }
   }
 
+  void keep_first_list_locked(std::vector<ObjectPtr> list) {
+    first_list_ = std::move(list);
+    first_list_next_ = 0;
+    delta_count_ += first_list_.size();
+    if (options_.size_hint) options_.size_hint(first_list_.size());
+    populated_ = true;
+    initial_population_count_ = first_list_.size();
+    not_empty_.notify_all_locked();
+  }
+
   void resync_locked() {
     const detail::KnownObjects<T>* known = options_.known_objects;
     if (!known) return;
+    spill_first_list_locked();
     for (auto& key : known->list_keys()) {
       if (items_.contains(key)) continue;  // a queued delta carries newer state than the cache
       if (ObjectPtr object = known->get_by_key(key)) {
@@ -408,6 +515,8 @@ class DeltaFIFO {
   Items items_;
   std::deque<Key> queue_;  // the keys of items_ in pop order (copies: the table moves its slots)
   std::vector<Deltas<T>> spare_deltas_;  // popped keys' emptied blocks, kept for new keys
+  std::vector<ObjectPtr> first_list_;    // kept as it came; popped from first_list_next_ on
+  std::size_t first_list_next_ = 0;
   std::size_t delta_count_ = 0;
   bool populated_ = false;
   std::size_t initial_population_count_ = 0;

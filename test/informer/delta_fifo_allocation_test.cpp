@@ -113,3 +113,39 @@ TEST_CASE("a first add that fails to allocate does not make the FIFO synced") {
   REQUIRE(run_coro(io, fifo.add(make_pod("ns", "first", "2"))));
   CHECK(fifo.has_synced());
 }
+
+TEST_CASE("a change that fails to allocate while moving the first list into the table loses none") {
+  // The first list is kept as it came until a change arrives; the change moves what is left of
+  // it into the table key by key, and any of those allocations may fail: the keys not yet moved
+  // stay in the list, popped after the moved ones, and the next change moves them.
+  int failures = 0;
+  for (long nth = 1;; ++nth) {
+    CAPTURE(nth);
+    asio::io_context io;
+    DeltaFIFO<TestPod> fifo({});
+    std::vector<PodPtr> list;
+    for (int i = 0; i < 20; ++i) list.push_back(make_pod("ns", "k" + std::to_string(i), "1"));
+    REQUIRE(run_coro(io, fifo.replace(std::move(list), "1")));
+    for (int i = 0; i < 3; ++i) REQUIRE(run_coro(io, fifo.pop([](Deltas<TestPod>&&, bool) {})));
+
+    const bool threw = add_failing_at(io, fifo, make_pod("ns", "k10", "2"), nth);
+    REQUIRE(run_coro(io, fifo.update(make_pod("ns", "k10", "3"))));
+    CHECK(fifo.size() == 17);
+    std::vector<std::string> order;
+    while (fifo.size() > 0) {
+      REQUIRE(run_coro(io, fifo.pop([&](Deltas<TestPod>&& deltas, bool) {
+        REQUIRE(!deltas.empty());
+        const std::string name(object_of<TestPod>(deltas.back().object)->metadata.name);
+        if (name == "k10") CHECK(deltas.size() == (threw ? 2 : 3));
+        order.push_back(name);
+      })));
+    }
+    std::vector<std::string> expected;
+    for (int i = 3; i < 20; ++i) expected.push_back("k" + std::to_string(i));
+    CHECK(order == expected);
+    CHECK(fifo.has_synced());
+    if (!threw) break;
+    ++failures;
+  }
+  CHECK(failures > 17);  // the countdown reached the allocations of moving the list
+}
