@@ -336,8 +336,8 @@ class Indexer final : public detail::KnownObjects<T> {
     auto [it, inserted] = items_.try_emplace(detail::StoreKey(key));
     const bool updating = !inserted;
     // Compute every index value, new and old, before touching anything else, so a throwing
-    // index function leaves the store as it was. An update keeps the values that follow from the
-    // key.
+    // index function leaves the store as it was. The namespace index's value is read off the
+    // object below, without calling its function (and an update cannot change it).
     std::vector<std::vector<std::string>>& new_values = new_values_scratch_;
     std::vector<std::vector<std::string>>& old_values = old_values_scratch_;
     new_values.resize(writes_.size());
@@ -345,10 +345,9 @@ class Indexer final : public detail::KnownObjects<T> {
     try {
       for (std::size_t i = 0; i < writes_.size(); ++i) {
         const IndexWrite& write = writes_[i];
-        const bool unchanged = updating && write.follows_from_key;
-        new_values[i] = unchanged ? std::vector<std::string>{} : (*write.func)(*object);
-        old_values[i] =
-            updating && !unchanged ? (*write.func)(*it->second) : std::vector<std::string>{};
+        if (write.follows_from_key) continue;
+        new_values[i] = (*write.func)(*object);
+        old_values[i] = updating ? (*write.func)(*it->second) : std::vector<std::string>{};
       }
     } catch (...) {
       if (inserted) items_.erase(it);
@@ -362,6 +361,10 @@ class Indexer final : public detail::KnownObjects<T> {
     };
     for (std::size_t i = 0; i < writes_.size(); ++i) {
       Index& index = *writes_[i].index;
+      if (writes_[i].follows_from_key) {
+        if (inserted) members_of(index, meta::namespace_(*object)).insert(stored);
+        continue;
+      }
       const std::vector<std::string>& fresh = new_values[i];
       const std::vector<std::string>& stale = old_values[i];
       for (const auto& value : stale) {
@@ -381,8 +384,8 @@ class Indexer final : public detail::KnownObjects<T> {
     }
   }
 
-  // True for the built-in namespace index: its value is part of the key, so an update (same
-  // key) cannot change it.
+  // True for the built-in namespace index: its one value is the object's namespace, part of the
+  // key, so upsert() reads it off the object and an update (same key) cannot change it.
   static bool follows_from_key(const IndexFunc<T>& func) {
     using Plain = std::vector<std::string> (*)(const T&);
     const Plain* plain = func.template target<Plain>();
@@ -396,6 +399,13 @@ class Indexer final : public detail::KnownObjects<T> {
     for (const auto& [name, func] : *indexers_) {
       writes_.push_back({&func, &indices_.find(name)->second, follows_from_key(func)});
     }
+  }
+
+  // The set of `value` in `index`, made if new.
+  static KeySet& members_of(Index& index, std::string_view value) {
+    auto it = index.find(value);
+    if (it == index.end()) it = index.emplace(std::string(value), KeySet{}).first;
+    return it->second;
   }
 
   static void erase_from(Index& index, const std::string& value, const Entry* entry) {
@@ -433,7 +443,7 @@ class Indexer final : public detail::KnownObjects<T> {
   struct IndexWrite {
     const IndexFunc<T>* func;
     Index* index;
-    bool follows_from_key;  // its values cannot change under the same key
+    bool follows_from_key;  // the namespace index (see follows_from_key())
   };
 
   mutable std::shared_mutex mutex_;
