@@ -8,6 +8,9 @@
 //    fetched beforehand), the reference the informer is measured against: the informer's CPU
 //    per pod is printed as a multiple of it, next to its target (<= 1.5x), and of the typed
 //    decoder keeping every pod; and the steady RSS per pod next to its target (<= 1.0 KB);
+//    a streaming list's bytes are watch events, not a LIST: its own reference is the typed
+//    WatchDecoder<Pod> alone on the stream's bytes (fetched beforehand, up to the
+//    initial-events-end bookmark), printed next to the target beside the ListDecoder's;
 //  - a third yardstick per mode: the typed decoder reading the same pods from kube-sim through
 //    the RestClient as the informer does (by pages, or the streaming list's events), keeping
 //    every pod: the informer's CPU beyond it is its own machinery's, and its own beyond the
@@ -37,6 +40,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -85,6 +90,25 @@ std::size_t run_until(asio::io_context& io, Done done) {
   return peak;
 }
 
+// Runs `task` on `io` to its end: its result (its exception is rethrown).
+template <class R>
+R complete(asio::io_context& io, asio::awaitable<R> task) {
+  std::optional<R> result;
+  asio::co_spawn(io, std::move(task), [&](std::exception_ptr error, R value) {
+    if (error) std::rethrow_exception(error);
+    result = std::move(value);
+  });
+  run_until(io, [&] { return result.has_value(); });
+  return std::move(*result);
+}
+
+// True for the bookmark that ends a streaming list's initial events.
+bool ends_initial_events(const rg::client::WatchEvent<Pod>& event) {
+  return event.type == rg::client::WatchEventType::kBookmark &&
+         rg::informer::meta::annotation(*event.object, rg::client::kInitialEventsEndAnnotation) ==
+             "true";
+}
+
 asio::awaitable<std::string> fetch_list(rg::client::RestClient& client) {
   rg::client::ListOptions options;
   options.limit = 0;
@@ -125,19 +149,36 @@ double typed_decode(const std::string& bytes, std::size_t pods, bool keep) {
   return cpu;
 }
 
+// CPU seconds of WatchDecoder<Pod> on a streaming list's `bytes` in 64 KiB pieces (as
+// typed_decode), dropping each pod as it comes: the typed decoder's CPU for the bytes a
+// streaming list's informer reads.
+double typed_watch_decode(const std::string& bytes, std::size_t pods) {
+  std::size_t decoded = 0;
+  const double start = thread_cpu_seconds();
+  {
+    rg::client::WatchDecoder<Pod> decoder;
+    std::vector<rg::client::WatchEvent<Pod>> events;
+    constexpr std::size_t kPiece = 64 * 1024;
+    for (std::size_t at = 0; at < bytes.size(); at += kPiece) {
+      events.clear();
+      decoder.feed(std::string_view(bytes).substr(at, kPiece), events);
+      for (const auto& event : events) decoded += event.type == rg::client::WatchEventType::kAdded;
+    }
+  }
+  const double cpu = thread_cpu_seconds() - start;
+  if (decoded != pods) {
+    std::fprintf(stderr, "the typed watch decoder decoded %zu pods, expected %zu\n", decoded, pods);
+    std::exit(1);
+  }
+  return cpu;
+}
+
 // One unpaginated LIST's bytes, as kube-sim serves them to a client that only appends them.
 std::string fetch_list_bytes(asio::io_context& io, rg::client::RestClient& client) {
-  std::string bytes;
-  bool fetched = false;
-  asio::co_spawn(io, fetch_list(client), [&](std::exception_ptr error, std::string result) {
-    if (error) std::rethrow_exception(error);
-    bytes = std::move(result);
-    fetched = true;
-  });
   const auto start = Clock::now();
   const double cpu_start = process_cpu_seconds();
   const double thread_start = thread_cpu_seconds();
-  run_until(io, [&] { return fetched; });
+  const std::string bytes = complete(io, fetch_list(client));
   const double took = seconds_since(start);
   const double thread = thread_cpu_seconds() - thread_start;
   const double cpu = process_cpu_seconds() - cpu_start;
@@ -186,8 +227,10 @@ asio::awaitable<std::size_t> read_paged(rg::client::RestClient& client,
   co_return kept.size();
 }
 
+// (`bytes`, if given, gets the stream's bytes up to the end bookmark's piece.)
 asio::awaitable<std::size_t> read_streaming(rg::client::RestClient& client,
-                                            std::vector<std::shared_ptr<const Pod>>& kept) {
+                                            std::vector<std::shared_ptr<const Pod>>& kept,
+                                            std::string* bytes = nullptr) {
   rg::client::WatchOptions options;
   options.send_initial_events = true;
   options.allow_watch_bookmarks = true;
@@ -196,14 +239,13 @@ asio::awaitable<std::size_t> read_streaming(rg::client::RestClient& client,
   rg::client::WatchDecoder<Pod> decoder;
   std::vector<rg::client::WatchEvent<Pod>> events;
   for (auto piece = co_await body.read_some(); !piece.empty(); piece = co_await body.read_some()) {
+    if (bytes) bytes->append(piece);
     events.clear();
     decoder.feed(piece, events);
     for (auto& event : events) {
       if (event.type == rg::client::WatchEventType::kAdded) {
         kept.push_back(std::move(event.object));
-      } else if (event.type == rg::client::WatchEventType::kBookmark &&
-                 rg::informer::meta::annotation(
-                     *event.object, rg::client::kInitialEventsEndAnnotation) == "true") {
+      } else if (ends_initial_events(event)) {
         co_return kept.size();  // the stream stays open; dropping the reader closes it
       }
     }
@@ -211,21 +253,23 @@ asio::awaitable<std::size_t> read_streaming(rg::client::RestClient& client,
   co_return kept.size();
 }
 
+// A streaming list's bytes up to its initial-events-end bookmark, as the RestClient hands them to
+// the informer's watch decoder.
+asio::awaitable<std::string> fetch_stream(rg::client::RestClient& client) {
+  std::vector<std::shared_ptr<const Pod>> pods;
+  std::string bytes;
+  co_await read_streaming(client, pods, &bytes);
+  co_return bytes;
+}
+
 double socket_decode(asio::io_context& io, rg::client::RestClient& client, std::size_t pods,
                      bool watch_list) {
   malloc_trim(0);  // as before an informer sync: the pods kept land in fresh pages
   std::vector<std::shared_ptr<const Pod>> kept;
   kept.reserve(pods);
-  std::size_t decoded = 0;
-  bool done = false;
   const double start = thread_cpu_seconds();
-  auto read = watch_list ? read_streaming(client, kept) : read_paged(client, kept);
-  asio::co_spawn(io, std::move(read), [&](std::exception_ptr error, std::size_t count) {
-    if (error) std::rethrow_exception(error);
-    decoded = count;
-    done = true;
-  });
-  run_until(io, [&] { return done; });
+  const std::size_t decoded =
+      complete(io, watch_list ? read_streaming(client, kept) : read_paged(client, kept));
   const double cpu = thread_cpu_seconds() - start;
   if (decoded != pods) {
     std::fprintf(stderr, "the socket-fed decoder decoded %zu pods, expected %zu\n", decoded, pods);
@@ -288,19 +332,36 @@ Sync informer_sync(asio::io_context& io, rg::client::RestClient& client, std::si
   return sync;
 }
 
+// A sync's CPU per pod over a yardstick's, round by round: the median and the range.
+struct Ratio {
+  double median = 0, min = 0, max = 0;
+};
+
+Ratio ratio(const std::vector<Sync>& syncs, const std::vector<double>& yardstick) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < syncs.size(); ++i)
+    ratios.push_back(syncs[i].cpu_per_pod / yardstick[i]);
+  return {median(ratios), *std::min_element(ratios.begin(), ratios.end()),
+          *std::max_element(ratios.begin(), ratios.end())};
+}
+
+// One mode's yardsticks, a value per round (CPU seconds per pod).
+struct Yardsticks {
+  const std::vector<double>& same_bytes;  // the typed decoder alone on the bytes the mode reads
+  const std::vector<double>* list_bytes;  // the ListDecoder on the LIST's, if those differ
+  const std::vector<double>& kept;        // the ListDecoder keeping every pod
+  const std::vector<double>& socket;      // the typed decoder reading the socket as the informer
+};
+
 // The rounds of one mode: the median CPU per pod, the median of the rounds' ratios to each
 // yardstick (each informer sync divided by the yardsticks measured in its own round), the
 // memory of the last sync.
 void report(const char* mode, std::size_t pods, const std::vector<Sync>& syncs,
-            const std::vector<double>& typed, const std::vector<double>& kept,
-            const std::vector<double>& socket) {
-  std::vector<double> cpu, to_typed, to_kept, to_socket, took;
-  for (std::size_t i = 0; i < syncs.size(); ++i) {
-    cpu.push_back(syncs[i].cpu_per_pod);
-    to_typed.push_back(syncs[i].cpu_per_pod / typed[i]);
-    to_kept.push_back(syncs[i].cpu_per_pod / kept[i]);
-    to_socket.push_back(syncs[i].cpu_per_pod / socket[i]);
-    took.push_back(syncs[i].took);
+            const Yardsticks& yardsticks) {
+  std::vector<double> cpu, took;
+  for (const Sync& sync : syncs) {
+    cpu.push_back(sync.cpu_per_pod);
+    took.push_back(sync.took);
   }
   const Sync& last = syncs.back();
   const double per_pod_kb = 1.0 / 1024.0 / static_cast<double>(pods);
@@ -310,48 +371,58 @@ void report(const char* mode, std::size_t pods, const std::vector<Sync>& syncs,
       mode, pods, median(took), static_cast<double>(pods) / median(took), last.kube_sim_cpu,
       mib(static_cast<double>(last.peak)), mib(static_cast<double>(last.steady)),
       static_cast<double>(last.steady) * per_pod_kb, static_cast<double>(last.heap) * per_pod_kb);
+  const Ratio same = ratio(syncs, yardsticks.same_bytes);
   std::printf(
-      "    informer CPU per pod %.2f us = %.2fx the typed decoder's (target <= 1.5x; rounds "
-      "%.2fx-%.2fx), %.2fx the typed decoder's keeping every pod, %.2fx the typed decoder's "
-      "reading the socket (rounds %.2fx-%.2fx); steady RSS per pod %.2f KB (target <= 1.0 KB)\n",
-      median(cpu) * 1e6, median(to_typed), *std::min_element(to_typed.begin(), to_typed.end()),
-      *std::max_element(to_typed.begin(), to_typed.end()), median(to_kept), median(to_socket),
-      *std::min_element(to_socket.begin(), to_socket.end()),
-      *std::max_element(to_socket.begin(), to_socket.end()),
+      "    informer CPU per pod %.2f us = %.2fx the typed decoder's on the same bytes (target <= "
+      "1.5x; rounds %.2fx-%.2fx)",
+      median(cpu) * 1e6, same.median, same.min, same.max);
+  if (yardsticks.list_bytes) {
+    const Ratio list = ratio(syncs, *yardsticks.list_bytes);
+    std::printf(", %.2fx the typed ListDecoder's on the LIST's bytes (rounds %.2fx-%.2fx)",
+                list.median, list.min, list.max);
+  }
+  const Ratio socket = ratio(syncs, yardsticks.socket);
+  std::printf(
+      ", %.2fx the typed ListDecoder's keeping every pod, %.2fx the typed decoder's reading the "
+      "socket (rounds %.2fx-%.2fx); steady RSS per pod %.2f KB (target <= 1.0 KB)\n",
+      ratio(syncs, yardsticks.kept).median, socket.median, socket.min, socket.max,
       static_cast<double>(last.steady) * per_pod_kb);
 }
 
-// `rounds` rounds, each the two yardsticks then a paginated and a streaming sync: a ratio
-// compares runs a few seconds apart, not phases of the run minutes apart (a shared machine's
-// speed drifts more than that between them).
-void measure(asio::io_context& io, rg::client::RestClient& client, const std::string& bytes,
-             std::size_t pods, std::size_t rounds) {
-  std::vector<double> typed, kept, socket_paged, socket_streaming;
+// `rounds` rounds, each the yardsticks then a paginated and a streaming sync: a ratio compares
+// runs a few seconds apart, not phases of the run minutes apart (a shared machine's speed drifts
+// more than that between them).
+void measure(asio::io_context& io, rg::client::RestClient& client, const std::string& list_bytes,
+             const std::string& stream_bytes, std::size_t pods, std::size_t rounds) {
+  std::vector<double> typed, typed_stream, kept, socket_paged, socket_streaming;
   std::vector<Sync> paged, streaming;
   const double n = static_cast<double>(pods);
   for (std::size_t round = 1; round <= rounds; ++round) {
-    typed.push_back(typed_decode(bytes, pods, false) / n);
-    kept.push_back(typed_decode(bytes, pods, true) / n);
+    typed.push_back(typed_decode(list_bytes, pods, false) / n);
+    typed_stream.push_back(typed_watch_decode(stream_bytes, pods) / n);
+    kept.push_back(typed_decode(list_bytes, pods, true) / n);
     socket_paged.push_back(socket_decode(io, client, pods, false) / n);
     socket_streaming.push_back(socket_decode(io, client, pods, true) / n);
     paged.push_back(informer_sync(io, client, pods, false));
     streaming.push_back(informer_sync(io, client, pods, true));
     std::printf(
-        "  round %zu: typed decoder %.2f us/pod, keeping every pod %.2f, reading the socket "
-        "%.2f paged, %.2f streaming; informer paged %.2f (%.2fx), streaming %.2f (%.2fx)\n",
-        round, typed.back() * 1e6, kept.back() * 1e6, socket_paged.back() * 1e6,
-        socket_streaming.back() * 1e6, paged.back().cpu_per_pod * 1e6,
+        "  round %zu: typed decoder %.2f us/pod (the stream's %.2f), keeping every pod %.2f, "
+        "reading the socket %.2f paged, %.2f streaming; informer paged %.2f (%.2fx), streaming "
+        "%.2f (%.2fx)\n",
+        round, typed.back() * 1e6, typed_stream.back() * 1e6, kept.back() * 1e6,
+        socket_paged.back() * 1e6, socket_streaming.back() * 1e6, paged.back().cpu_per_pod * 1e6,
         paged.back().cpu_per_pod / typed.back(), streaming.back().cpu_per_pod * 1e6,
-        streaming.back().cpu_per_pod / typed.back());
+        streaming.back().cpu_per_pod / typed_stream.back());
   }
   std::printf(
-      "  medians of %zu rounds: typed ListDecoder<Pod> alone %.2f us/pod, keeping every "
-      "pod %.2f us/pod; reading the socket, keeping every pod: paged %.2f us/pod, streaming "
-      "%.2f us/pod\n",
-      rounds, median(typed) * 1e6, median(kept) * 1e6, median(socket_paged) * 1e6,
-      median(socket_streaming) * 1e6);
-  report("LIST (500/page)", pods, paged, typed, kept, socket_paged);
-  report("streaming list", pods, streaming, typed, kept, socket_streaming);
+      "  medians of %zu rounds: typed ListDecoder<Pod> alone %.2f us/pod, typed "
+      "WatchDecoder<Pod> alone on the streaming list's events %.2f us/pod, keeping every pod "
+      "%.2f us/pod; reading the socket, keeping every pod: paged %.2f us/pod, streaming %.2f "
+      "us/pod\n",
+      rounds, median(typed) * 1e6, median(typed_stream) * 1e6, median(kept) * 1e6,
+      median(socket_paged) * 1e6, median(socket_streaming) * 1e6);
+  report("LIST (500/page)", pods, paged, {typed, nullptr, kept, socket_paged});
+  report("streaming list", pods, streaming, {typed_stream, &typed, kept, socket_streaming});
 }
 
 }  // namespace
@@ -377,8 +448,9 @@ int main(int argc, char** argv) {
     config.timeout = std::chrono::minutes(10);
     rg::client::RestClient client(config);
     const std::string bytes = fetch_list_bytes(io, client);
+    const std::string stream_bytes = complete(io, fetch_stream(client));
     bare_parse(bytes, pods);
-    measure(io, client, bytes, pods, kRounds);
+    measure(io, client, bytes, stream_bytes, pods, kRounds);
   }
   return 0;
 }
