@@ -1,13 +1,22 @@
 // HttpServer: what a handler throws before its response starts is answered as a Status (the
 // ApiError's, or a 500 InternalError); after it started, the connection ends instead. Complete
 // responses carry the header fields Beast's set() would, and a keep-alive connection's requests
-// do not see each other's headers, parameters or bodies.
+// do not see each other's headers, parameters or bodies. Accepted sockets send without Nagle and
+// keep little unsent.
 #include <doctest/doctest.h>
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "sim/api_error.hpp"
@@ -107,6 +116,57 @@ TEST_CASE("keep-alive requests each see only their own headers, and a later head
   auto second = rg::sim::test::exchange(socket, "PUT", "/echo", "", {{"Connection", "close"}});
   CHECK(second.body == "PUT  - ");
   CHECK(second.header("connection") == "close");
+}
+
+namespace {
+
+// The socket of this process bound to 127.0.0.1:`local_port` and connected to `peer_port`: the
+// server's end of a connection when the server runs in-process. -1 if there is none.
+int accepted_socket(unsigned short local_port, unsigned short peer_port) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd")) {
+    int fd = -1;
+    try {
+      fd = std::stoi(entry.path().filename().string());
+    } catch (const std::exception&) {
+      continue;
+    }
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISSOCK(info.st_mode)) continue;
+    sockaddr_in local{}, peer{};
+    socklen_t local_size = sizeof local, peer_size = sizeof peer;
+    if (::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) != 0 ||
+        ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &peer_size) != 0 ||
+        local.sin_family != AF_INET) {
+      continue;
+    }
+    if (ntohs(local.sin_port) == local_port && ntohs(peer.sin_port) == peer_port) return fd;
+  }
+  return -1;
+}
+
+int int_option(int fd, int level, int name) {
+  int value = -1;
+  socklen_t size = sizeof value;
+  REQUIRE(::getsockopt(fd, level, name, &value, &size) == 0);
+  return value;
+}
+
+}  // namespace
+
+TEST_CASE("an accepted connection sends without Nagle and keeps at most 16 KiB unsent") {
+  // What a streaming list's reader pays for depends on it (sim/http_server.cpp): over loopback,
+  // bytes left unsent in kube-sim's socket are pushed by the reader's window updates, from the
+  // reader's thread.
+  ThrowingServer server;
+  boost::asio::io_context io;
+  rg::sim::test::tcp::socket socket(io);
+  socket.connect({boost::asio::ip::make_address("127.0.0.1"), server.port()});
+  // A reply means the connection was accepted and set up.
+  REQUIRE(rg::sim::test::exchange(socket, "GET", "/echo", "", {}).status == 200);
+  const int fd = accepted_socket(server.port(), socket.local_endpoint().port());
+  REQUIRE(fd >= 0);
+  CHECK(int_option(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT) == 16 * 1024);
+  CHECK(int_option(fd, IPPROTO_TCP, TCP_NODELAY) != 0);
 }
 
 TEST_CASE("request targets are percent-decoded; broken escapes stay as they are") {
