@@ -347,7 +347,7 @@ class DeltaFIFO {
     Deltas<T> deltas = take_spare_locked();
     deltas.reserve(1);  // a failed allocation takes nothing out of the list
     deltas.push_back(Delta<T>{replaced_type(), std::move(first_list_[first_list_next_++])});
-    if (first_list_next_ == first_list_.size()) forget_first_list_locked();
+    if (first_list_next_ == first_list_.size()) clear_first_list_locked();
     return deltas;
   }
 
@@ -369,10 +369,10 @@ class DeltaFIFO {
       --delta_count_;  // counted when the list was kept
       object.reset();
     }
-    forget_first_list_locked();
+    clear_first_list_locked();
   }
 
-  void forget_first_list_locked() {
+  void clear_first_list_locked() {
     first_list_ = {};
     first_list_next_ = 0;
   }
