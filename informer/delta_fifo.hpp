@@ -351,12 +351,6 @@ class DeltaFIFO {
     return deltas;
   }
 
-  // Whether a list may be kept as it came: the first one, with nothing queued or cached.
-  bool keeps_first_list_locked() const {
-    if (populated_ || !items_.empty()) return false;
-    return !options_.known_objects || options_.known_objects->list_keys().empty();
-  }
-
   // Moves what is left of the first list into the table and the queue, in its order, before
   // anything else reads or changes them. An allocation failing midway leaves the objects not
   // yet moved in the list, popped after the ones moved.
@@ -432,18 +426,20 @@ class DeltaFIFO {
 
   // `list` is the list when replace() found its keys distinct, else `keyed` is.
   void replace_locked(std::vector<ObjectPtr>& list, std::vector<std::pair<Key, ObjectPtr>>& keyed) {
+    std::vector<std::string> known_keys;
+    if (const detail::KnownObjects<T>* known = options_.known_objects)
+      known_keys = known->list_keys();
     if (!list.empty()) {
-      if (keeps_first_list_locked()) return keep_first_list_locked(std::move(list));
-      keyed = with_keys(std::move(list));  // another producer queued first
+      // Kept as it came if it is the first list and nothing is queued or cached.
+      if (!populated_ && items_.empty() && known_keys.empty())
+        return keep_first_list_locked(std::move(list));
+      keyed = with_keys(std::move(list));  // something was queued or cached since replace() looked
     }
     spill_first_list_locked();  // a relist while the first list is being popped
     const DeltaType type = replaced_type();
     // The keys known before the list (queued or cached) that it lacks vanished meanwhile. An
     // initial list has none: then no set of the listed keys is built (a sync of 100k objects
     // would leave its nodes as holes between the cached objects).
-    std::vector<std::string> known_keys;
-    if (const detail::KnownObjects<T>* known = options_.known_objects)
-      known_keys = known->list_keys();
     const bool may_vanish = !items_.empty() || !known_keys.empty();
     std::unordered_set<std::string_view, detail::StringHash, detail::StringEqual> listed;
     if (may_vanish) listed.reserve(keyed.size());
