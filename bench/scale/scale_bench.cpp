@@ -34,6 +34,7 @@
 //       [--sim-io-threads 1]
 //       [--operator build/operator/replica-guard] [--operator-arg ARG]... [--operator-log PATH]
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
 #include <spdlog/spdlog.h>
@@ -382,6 +383,7 @@ int main(int argc, char** argv) {
     // Deployment -> the spec.replicas of its scale PATCHes, in order.
     std::unordered_map<std::string, std::vector<std::int64_t>> scales;
     std::size_t scale_patches = 0, rejected = 0;
+    std::map<int, std::size_t> rejected_by_code;  // HTTP status -> how many scale PATCHes
     std::map<std::string, std::size_t> writes_by_kind;  // the operator's, death -> last scale
     std::uint64_t seen = writes_before;
     const double deadline_s =
@@ -420,6 +422,7 @@ int main(int argc, char** argv) {
         ++scale_patches;
         if (write.code >= 300) {
           ++rejected;
+          ++rejected_by_code[write.code];
           continue;
         }
         if (!affected.contains(write.name)) continue;
@@ -447,10 +450,14 @@ int main(int argc, char** argv) {
     if (!times.empty())
       std::printf(": first %.2f s, p50 %.2f s, p99 %.2f s, max %.2f s", times.front(),
                   quantile(times, 0.5), quantile(times, 0.99), times.back());
+    std::string rejections;
+    for (const auto& [code, count] : rejected_by_code)
+      rejections += fmt::format("{}{} x{}", rejections.empty() ? ": " : ", ", code, count);
     std::printf(
-        "\n  scale PATCHes sent: %zu (%zu rejected); CPU from the death to the last: operator "
+        "\n  scale PATCHes sent: %zu (%zu rejected%s); CPU from the death to the last: operator "
         "%.1f s, kube-sim %.1f s; operator RSS %.0f MiB, peak %.0f MiB\n",
-        scale_patches, rejected, failure_after.cpu_seconds - failure_before.cpu_seconds,
+        scale_patches, rejected, rejections.c_str(),
+        failure_after.cpu_seconds - failure_before.cpu_seconds,
         sim_failure_cpu, failure_after.rss_mib, failure_after.peak_rss_mib);
     if (!expiries.empty())
       std::printf(
