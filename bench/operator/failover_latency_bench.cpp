@@ -362,8 +362,8 @@ int main(int argc, char** argv) {
   const long bench_tid = ::syscall(SYS_gettid);
 
   asio::io_context io;
-  std::vector<double> latencies_ms;              // failure -> each Deployment's scale
-  std::vector<double> first_scale_ms;            // failure -> the first scale-up of the burst
+  std::vector<double> latencies_ms;    // failure -> each Deployment's scale
+  std::vector<double> first_scale_ms;  // failure -> the first scale-up of the burst
   std::vector<double> wire_ms;    // the operator read the node's event -> each scale PATCH written
   std::vector<double> arrive_ms;  // failure in the store -> the operator read its event
   double operator_cpu_ms = 0, sim_cpu_ms = 0;  // during the bursts (failure -> last scale)

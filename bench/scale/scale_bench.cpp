@@ -383,7 +383,7 @@ int main(int argc, char** argv) {
     // Deployment -> the spec.replicas of its scale PATCHes, in order.
     std::unordered_map<std::string, std::vector<std::int64_t>> scales;
     std::size_t scale_patches = 0, rejected = 0;
-    std::map<int, std::size_t> rejected_by_code;  // HTTP status -> how many scale PATCHes
+    std::map<int, std::size_t> rejected_by_code;        // HTTP status -> how many scale PATCHes
     std::map<std::string, std::size_t> writes_by_kind;  // the operator's, death -> last scale
     std::uint64_t seen = writes_before;
     const double deadline_s =
@@ -457,8 +457,8 @@ int main(int argc, char** argv) {
         "\n  scale PATCHes sent: %zu (%zu rejected%s); CPU from the death to the last: operator "
         "%.1f s, kube-sim %.1f s; operator RSS %.0f MiB, peak %.0f MiB\n",
         scale_patches, rejected, rejections.c_str(),
-        failure_after.cpu_seconds - failure_before.cpu_seconds,
-        sim_failure_cpu, failure_after.rss_mib, failure_after.peak_rss_mib);
+        failure_after.cpu_seconds - failure_before.cpu_seconds, sim_failure_cpu,
+        failure_after.rss_mib, failure_after.peak_rss_mib);
     if (!expiries.empty())
       std::printf(
           "  the dead nodes' Leases ran out (last renewal + grace) %.2f-%.2f s after the "
