@@ -19,21 +19,22 @@ using client::Pod;
 std::vector<std::string> deployments_for_pod(const CacheView<Deployment>& deployments,
                                              const Pod& pod) {
   std::vector<std::string> keys;
-  const auto consider = [&](const std::string& index_value) {
-    for (const auto& d : deployments.by_index(kDeploymentsBySelectorIndex, index_value)) {
-      if (!of_interest(*d)) continue;
-      try {
-        if (selector_of(*d).matches(pod.metadata.labels))
-          keys.push_back(informer::meta_namespace_key(*d));
-      } catch (const std::exception&) {
-        keys.push_back(informer::meta_namespace_key(*d));  // its reconcile reports the selector
-      }
+  // Visited in place under the cache's read lock (by_index would sort and copy a pointer each).
+  const auto consider = [&](const Deployment& d) {
+    if (!of_interest(d)) return;
+    try {
+      if (selector_of(d).matches(pod.metadata.labels))
+        keys.push_back(informer::meta_namespace_key(d));
+    } catch (const std::exception&) {
+      keys.push_back(informer::meta_namespace_key(d));  // its reconcile reports the selector
     }
   };
   // Each Deployment is indexed under one value, so no Deployment is considered twice.
   const std::string_view ns = pod.metadata.namespace_;
-  consider(std::string(ns) + "/");
-  for (const auto& [key, value] : pod.metadata.labels) consider(label_index_value(ns, key, value));
+  deployments.for_each_in_index(kDeploymentsBySelectorIndex, std::string(ns) + "/", consider);
+  for (const auto& [key, value] : pod.metadata.labels)
+    deployments.for_each_in_index(kDeploymentsBySelectorIndex, label_index_value(ns, key, value),
+                                  consider);
   return keys;
 }
 

@@ -34,8 +34,8 @@ CacheView<T> view_of(const Informers<T>& informers) {
   return CacheView<T>(std::move(indexers));
 }
 
-/// The keys of the opted-in (or still annotated) Deployments whose selector matches `pod`.
-/// `deployments` carries deployment_indexers().
+/// The keys of the opted-in (or still annotated) Deployments whose selector matches `pod`, in no
+/// particular order. `deployments` carries deployment_indexers().
 std::vector<std::string> deployments_for_pod(const CacheView<client::Deployment>& deployments,
                                              const client::Pod& pod);
 
