@@ -7,15 +7,19 @@
 // as main() runs it) runs on its own thread against kube-sim over loopback HTTP. Once it has
 // synced and reconciled its initial list (two marker Deployments say so), for each of F failures
 // the bench marks a node Ready=Unknown (since long enough ago to be past the grace period)
-// straight in the store and timestamps, from a store watch, every affected Deployment's
-// spec.replicas going up: the latency includes the watch event to the operator, the Node ->
-// Pods -> Deployments mapping, the queue, the reconcile and the scale PATCH (the operator's first
-// write; its record in applied-replicas follows in the reconcile the echo brings). It also notes
-// the first scale of each failure (getting to the first reconcile), and the CPU time the
-// operator's thread and kube-sim's threads ran from the failure to the last scale (robust where
-// wall times are not: on a busy machine). After each
-// failure it waits for the operator's Events about it (written in the background, after the
-// scales) so that failures do not overlap.
+// straight in the store, then sleeps until the operator's transport has written a scale PATCH
+// for every affected Deployment: the bench's thread runs nothing during the burst (whatever it
+// ran would be taken from the operator and kube-sim on the machine's two cores; reading each
+// scaled Deployment from a store watch cost ~3 ms of CPU per burst of 100). Afterwards it reads,
+// from kube-sim's record of the writes it carried out, when each Deployment's spec.replicas went
+// up: the latency includes the watch event to the operator, the Node -> Pods -> Deployments
+// mapping, the queue, the reconcile and the scale PATCH (the operator's first write; its record
+// in applied-replicas follows in the reconcile the echo brings). It also notes the first scale
+// of each failure (getting to the first reconcile), and the CPU time the operator's thread,
+// kube-sim's threads and its own thread (writing the failure) ran from the failure to the last
+// scale PATCH written (robust where wall times are not: on a busy machine). After each failure
+// it waits for the operator's Events about it (written in the background, after the scales) so
+// that failures do not overlap.
 //
 // The measure is taken inside that one, on the operator's wire (a TransportTracer on its
 // client, see WireTrace): from its Node watch reading the failed node's event to each
@@ -40,6 +44,9 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/json.hpp>
 
@@ -52,6 +59,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -62,6 +71,7 @@
 #include "client/config/resolve.hpp"
 #include "client/model/codec.hpp"
 #include "client/model/deployment.hpp"
+#include "client/model/scale.hpp"
 #include "client/model/time.hpp"
 #include "client/rest/rest_client.hpp"
 #include "client/transport/transport_tracer.hpp"
@@ -113,12 +123,16 @@ std::pair<double, double> cpu_ms_split(const std::map<long, std::uint64_t>& befo
 // Node watch read the failed node's event, and when each Deployment's scale PATCH was written.
 class WireTrace final : public rg::client::TransportTracer {
  public:
-  /// Starts watching for `node`'s event; forgets the last failure's.
-  void arm(const std::string& node) {
+  /// Starts watching for `node`'s event; forgets the last failure's. Calls `all_written` (on the
+  /// operator's thread) once a scale PATCH of each of `expected` has been written.
+  void arm(const std::string& node, std::set<std::string, std::less<>> expected,
+           std::function<void()> all_written) {
     std::lock_guard lock(mutex_);
     node_needle_ = "\"name\":\"" + node + "\"";
     event_read_.reset();
     scale_written_.clear();
+    expected_ = std::move(expected);
+    all_written_ = std::move(all_written);
   }
 
   /// When the node's event was read, and each Deployment's first scale PATCH written since (a
@@ -126,6 +140,7 @@ class WireTrace final : public rg::client::TransportTracer {
   std::pair<std::optional<Clock::time_point>, std::map<std::string, Clock::time_point>> take() {
     std::lock_guard lock(mutex_);
     node_needle_.clear();
+    all_written_ = nullptr;
     return {event_read_, std::exchange(scale_written_, {})};
   }
 
@@ -141,10 +156,14 @@ class WireTrace final : public rg::client::TransportTracer {
     if (method != "PATCH" || end == std::string_view::npos) return;
     const auto start = target.rfind('/', end - 1) + 1;
     const auto now = Clock::now();
+    const std::string_view name = target.substr(start, end - start);
     std::lock_guard lock(mutex_);
     ++scale_patches_;
-    if (!node_needle_.empty())
-      scale_written_.try_emplace(std::string(target.substr(start, end - start)), now);
+    if (node_needle_.empty() || !scale_written_.try_emplace(std::string(name), now).second) return;
+    const auto expected = expected_.find(name);
+    if (expected == expected_.end()) return;
+    expected_.erase(expected);
+    if (expected_.empty() && all_written_) std::exchange(all_written_, nullptr)();
   }
 
   void on_body_read(std::string_view target, std::string_view piece) override {
@@ -161,14 +180,17 @@ class WireTrace final : public rg::client::TransportTracer {
   std::string node_needle_;  ///< "name":"NODE" while armed, else empty
   std::optional<Clock::time_point> event_read_;
   std::map<std::string, Clock::time_point> scale_written_;
+  std::set<std::string, std::less<>> expected_;  ///< not yet written
+  std::function<void()> all_written_;
   std::size_t scale_patches_ = 0;
 };
 
-// Through the operator's typed projection, not a DOM: the bench thread reads every Deployment
-// event of a burst on the same two cores as the operator and kube-sim, and a DOM parse of each
-// (twice, with the previous object) cost more CPU than the operator's reconcile.
+// A Deployment's spec.replicas, read through the Scale projection (metadata and spec.replicas;
+// the pod template and status are skipped unread): the floor's writers read it before each
+// PATCH, as the operator's reconcile reads its cache, and a whole Deployment's decode would add
+// to the floor what the operator does not spend.
 std::int64_t spec_replicas(const rg::sim::ObjectPtr& object) {
-  return rg::client::decode<rg::client::Deployment>(object->body).spec.desired_replicas();
+  return rg::client::decode<rg::client::Scale>(object->body).spec.replicas;
 }
 
 // Marks the node's Ready condition Unknown since a minute ago, as the node lifecycle
@@ -366,7 +388,8 @@ int main(int argc, char** argv) {
   std::vector<double> first_scale_ms;  // failure -> the first scale-up of the burst
   std::vector<double> wire_ms;    // the operator read the node's event -> each scale PATCH written
   std::vector<double> arrive_ms;  // failure in the store -> the operator read its event
-  double operator_cpu_ms = 0, sim_cpu_ms = 0;  // during the bursts (failure -> last scale)
+  // During the bursts (failure -> last scale PATCH written); the observer is this bench's thread.
+  double operator_cpu_ms = 0, sim_cpu_ms = 0, observer_cpu_ms = 0;
   const auto ms = [](Clock::duration d) {
     return std::chrono::duration<double, std::milli>(d).count();
   };
@@ -405,58 +428,92 @@ int main(int argc, char** argv) {
         "operator synced; steady RSS %.1f MiB more than before it started (%.2f KiB per "
         "cached pod)\n",
         rss_kib / 1024.0, rss_kib / double(deployments * pods_per_deployment));
+    store.unwatch(deployment_type, watcher);
+    std::uint64_t seen = 0;  // kube-sim's write record, read up to here
+    for (const auto& write : server.writes().since(0)) seen = write.sequence;
     for (std::size_t i = 0; i < failing.size(); ++i) {
       const std::string& node = failing[i];
-      std::set<std::string> waiting(bursts[i].begin(), bursts[i].end());
-      const std::size_t affected = waiting.size();
-      std::optional<Clock::time_point> first_scale;
-      trace->arm(node);
+      // Each affected Deployment's spec.replicas before the failure: its scale-up is above it.
+      std::map<std::string, std::int64_t, std::less<>> before;
+      for (const auto& name : bursts[i])
+        before.emplace(name, spec_replicas(store.get(deployment_type, "default", name)));
+      if (before.empty()) {  // nothing to scale: the node fails all the same
+        store.update(node_type, "", node, fail_node);
+        std::printf("failure %zu (%s): no Deployment has pods there\n", i + 1, node.c_str());
+        continue;
+      }
+      // The bench's thread sleeps through the burst (what it ran would be taken from the
+      // operator and kube-sim on the machine's two cores): the operator's transport wakes it
+      // once a scale PATCH of every affected Deployment has been written.
+      asio::steady_timer wake(io, asio::steady_timer::time_point::max());
+      bool all_written = false;
+      trace->arm(node, {bursts[i].begin(), bursts[i].end()}, [&] {
+        asio::post(io, [&] {
+          all_written = true;
+          wake.cancel();
+        });
+      });
       const auto cpu_before = thread_cpu_ns();
       const auto t0 = Clock::now();
+      const double t0_unix =  // as kube-sim stamps its writes: Unix seconds
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count();
       store.update(node_type, "", node, fail_node);
-      while (!waiting.empty()) {
-        const auto events = co_await watcher->next();
-        const auto now = Clock::now();
-        if (events.empty()) throw std::runtime_error("the store closed the watch");
-        for (const auto& event : events) {
-          if (!event.previous || !waiting.contains(event.object->name)) continue;
-          if (spec_replicas(event.object) <= spec_replicas(event.previous)) continue;
-          waiting.erase(event.object->name);
-          latencies_ms.push_back(ms(now - t0));
-          if (!first_scale) first_scale = now;
-        }
+      while (!all_written) {
+        boost::system::error_code cancelled;
+        co_await wake.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
       }
-      const auto scaled = Clock::now();
+      const auto written = Clock::now();
+      const auto cpu_after = thread_cpu_ns();
       const auto [operator_ms, sim_ms] =
-          cpu_ms_split(cpu_before, thread_cpu_ns(), operator_tid, bench_tid);
+          cpu_ms_split(cpu_before, cpu_after, operator_tid, bench_tid);
+      const double observer_ms = cpu_ms_split(cpu_before, cpu_after, bench_tid, bench_tid).first;
       operator_cpu_ms += operator_ms;
       sim_cpu_ms += sim_ms;
-      // Settle: one ScaledUpForStrandedPods Event written (created or patched) per Deployment.
-      for (std::size_t written = 0; written < affected;) {
+      observer_cpu_ms += observer_ms;
+      // Settle: one ScaledUpForStrandedPods Event written (created or patched) per Deployment,
+      // each recorded once its scale was answered.
+      for (std::size_t events_written = 0; events_written < before.size();) {
         const auto events = co_await event_watcher->next();
         if (events.empty()) throw std::runtime_error("the store closed the watch");
         for (const auto& event : events) {
-          if (event.object->body.find("ScaledUpForStrandedPods") != std::string::npos) ++written;
+          if (event.object->body.find("ScaledUpForStrandedPods") != std::string::npos)
+            ++events_written;
         }
+      }
+      // The store's side, from kube-sim's record of the writes it carried out: when each
+      // Deployment's first scale above its replicas before the failure was done.
+      std::map<std::string, double, std::less<>> scaled_ms;
+      for (const auto& write : server.writes().since(seen)) {
+        seen = write.sequence;
+        if (write.resource != "deployments" || write.subresource != "scale" || write.code >= 300)
+          continue;
+        const auto was = before.find(write.name);
+        if (was != before.end() && write.replicas && *write.replicas > was->second)
+          scaled_ms.try_emplace(write.name, (write.time - t0_unix) * 1000);
       }
       const auto [event_read, scale_written] = trace->take();
       if (!event_read) throw std::runtime_error("the operator's Node watch never read " + node);
       arrive_ms.push_back(ms(*event_read - t0));
+      double first_ms = std::numeric_limits<double>::infinity(), last_ms = 0;
       for (const auto& name : bursts[i]) {
-        const auto written = scale_written.find(name);
-        if (written == scale_written.end())
-          throw std::runtime_error("no scale PATCH of " + name + " was written");
-        wire_ms.push_back(ms(written->second - *event_read));
+        const auto sent = scale_written.find(name);
+        const auto scaled = scaled_ms.find(name);
+        if (sent == scale_written.end() || scaled == scaled_ms.end())
+          throw std::runtime_error("no scale-up of " + name + " was written");
+        wire_ms.push_back(ms(sent->second - *event_read));
+        latencies_ms.push_back(scaled->second);
+        first_ms = std::min(first_ms, scaled->second);
+        last_ms = std::max(last_ms, scaled->second);
       }
-      first_scale_ms.push_back(ms(*first_scale - t0));
+      first_scale_ms.push_back(first_ms);
       std::printf(
           "failure %zu (%s): %zu Deployments scaled up, the first after %.1f ms, the last "
-          "scale after %.1f ms (CPU meanwhile: operator %.1f ms, kube-sim %.1f ms), their Events "
-          "%.1f ms later\n",
-          i + 1, node.c_str(), affected, first_scale_ms.back(), ms(scaled - t0), operator_ms,
-          sim_ms, ms(Clock::now() - scaled));
+          "scale after %.1f ms (CPU to the last scale PATCH written: operator %.1f ms, kube-sim "
+          "%.1f ms, this bench %.1f ms), their Events %.1f ms later\n",
+          i + 1, node.c_str(), before.size(), first_ms, last_ms, operator_ms, sim_ms, observer_ms,
+          ms(Clock::now() - written));
     }
-    store.unwatch(deployment_type, watcher);
     store.unwatch(event_type, event_watcher);
   };
   std::exception_ptr failure;
@@ -496,9 +553,11 @@ int main(int argc, char** argv) {
   std::printf("  node failure -> a burst's first scale-up in the store: p50 %.2f ms, max %.2f ms\n",
               at(first_scale_ms, 0.50), first_scale_ms.back());
   std::printf(
-      "  CPU from each failure to its last scale, per failure: operator %.1f ms, kube-sim %.1f "
-      "ms\n",
-      operator_cpu_ms / double(bursts.size()), sim_cpu_ms / double(bursts.size()));
+      "  CPU from each failure to its last scale PATCH written, per failure: operator %.1f ms, "
+      "kube-sim %.1f "
+      "ms, this bench (writing the failure) %.1f ms\n",
+      operator_cpu_ms / double(bursts.size()), sim_cpu_ms / double(bursts.size()),
+      observer_cpu_ms / double(bursts.size()));
   std::printf(
       "the same scale PATCHes without the operator (%d writers, no watch/reconcile/record/Events), "
       "before it started and after it stopped: p50 %.2f ms, p99 %.2f ms (before %.2f, after "
