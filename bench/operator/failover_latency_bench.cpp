@@ -524,6 +524,12 @@ int main(int argc, char** argv) {
   operator_thread.join();
   std::filesystem::remove(kubeconfig);
   if (failure) std::rethrow_exception(failure);
+  if (wire_ms.empty()) {
+    std::fprintf(stderr,
+                 "no failed node held a pod of a guarded Deployment, so nothing was measured: use "
+                 "more --pods-per-deployment or fewer --nodes\n");
+    return 2;
+  }
   auto floor_after = writes_alone(server, bursts, options.workers);
   std::vector<double> floor_ms = floor_before.latencies_ms;
   floor_ms.insert(floor_ms.end(), floor_after.latencies_ms.begin(), floor_after.latencies_ms.end());
