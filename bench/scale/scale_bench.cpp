@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
     std::unordered_map<std::string, double> scaled_at;  // Deployment -> seconds after the death
     // Deployment -> the spec.replicas of its scale PATCHes, in order.
     std::unordered_map<std::string, std::vector<std::int64_t>> scales;
-    std::size_t scale_patches = 0, rejected = 0;
+    std::size_t scale_patches = 0;
     std::map<int, std::size_t> rejected_by_code;        // HTTP status -> how many scale PATCHes
     std::map<std::string, std::size_t> writes_by_kind;  // the operator's, death -> last scale
     std::uint64_t seen = writes_before;
@@ -421,7 +421,6 @@ int main(int argc, char** argv) {
         if (write.resource != "deployments" || write.subresource != "scale") continue;
         ++scale_patches;
         if (write.code >= 300) {
-          ++rejected;
           ++rejected_by_code[write.code];
           continue;
         }
@@ -450,9 +449,12 @@ int main(int argc, char** argv) {
     if (!times.empty())
       std::printf(": first %.2f s, p50 %.2f s, p99 %.2f s, max %.2f s", times.front(),
                   quantile(times, 0.5), quantile(times, 0.99), times.back());
+    std::size_t rejected = 0;
     std::string rejections;
-    for (const auto& [code, count] : rejected_by_code)
+    for (const auto& [code, count] : rejected_by_code) {
+      rejected += count;
       rejections += fmt::format("{}{} x{}", rejections.empty() ? ": " : ", ", code, count);
+    }
     std::printf(
         "\n  scale PATCHes sent: %zu (%zu rejected%s); CPU from the death to the last: operator "
         "%.1f s, kube-sim %.1f s; operator RSS %.0f MiB, peak %.0f MiB\n",
