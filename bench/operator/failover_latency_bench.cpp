@@ -285,6 +285,14 @@ int main(int argc, char** argv) {
   app.add_option("--sim-io-threads", sim_options.io_threads, "kube-sim's io threads")
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  // The failures strand pods, and the first Deployment is the markers' model.
+  if (deployments == 0 || pods_per_deployment == 0) {
+    std::fprintf(stderr,
+                 "--deployments %zu --pods-per-deployment %zu: a node failure strands pods only "
+                 "where there are some: use at least one of each\n",
+                 deployments, pods_per_deployment);
+    return 2;
+  }
   // The failures accumulate (a failed node stays failed): past the operator's partition guard
   // it would hold every surge back and the bench would wait for scales that never come.
   if (failures == 0 || nodes == 0 ||
