@@ -172,6 +172,10 @@ TEST_CASE("FailedScheduling retries are one events.k8s.io series per pod version
   auto options = fast_options();
   // No periodic node status writes: the pod is retried only when the test changes a node.
   options.node_status_report_frequency = std::chrono::hours(1);
+  // Nodes stay Ready whatever the machine's load: a stall longer than the scaled grace period
+  // (50 ms) would turn them Unknown and back, and each of those changes the pod's condition
+  // message (a new pod version, a new series) or retries it (a Ready node may fit it).
+  options.node_monitor_grace_period = std::chrono::hours(1);
   // A series ends 3 s after its last retry (6 min in a cluster; 360 ms at fast_options' scale,
   // which a loaded machine can spend between two steps of this test, starting a second series).
   options.event_series_finish = std::chrono::seconds(3);
@@ -207,7 +211,11 @@ TEST_CASE("FailedScheduling retries are one events.k8s.io series per pod version
 }
 
 TEST_CASE("a node's death: NodeNotReady, TaintManagerEviction, the replacement; NodeReady back") {
-  ClusterFixture f(fast_options(), 3);
+  auto options = fast_options();
+  // Only node-1's death turns a node NotReady: a stall of the machine longer than the scaled
+  // grace period (50 ms) would flap a live node (NodeNotReady, then "Cancelling deletion").
+  options.node_monitor_grace_period = std::chrono::seconds(1);
+  ClusterFixture f(options, 3);
   const std::string stranded = deploy_three(f);
 
   f.cluster.stop_kubelet("node-1");
