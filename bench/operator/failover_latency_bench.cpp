@@ -32,12 +32,16 @@
 // in a namespace the operator does not watch, in a turn of their own just before each failure.
 // Taking turns in one run, the two sides meet the same machine (a shared VM drifts by several
 // milliseconds of p99 within a run) and the same kube-sim heap (whose allocations grow dearer as
-// it churns); each side's turn follows the other's.
+// it churns); each side's turn follows the other's. With --pin-cpus the operator's thread and
+// the floor's client share one CPU and kube-sim's threads have the other, as a real API server
+// never shares the operator's cores: left to the kernel, the operator's slowest bursts took 2-3x
+// their CPU in wall time, its busy threads runnable but waiting for the core kube-sim was on.
 //
 //   build/bench/operator/failover_latency_bench [--deployments 1000] [--pods-per-deployment 10]
 //                                               [--nodes 100] [--failures 5] [--workers 16]
 //                                               [--sim-io-threads 1]
 //                                               [--kube-api-qps 0] [--kube-api-burst 30]
+//                                               [--pin-cpus]
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 #include <CLI/CLI.hpp>
@@ -53,6 +57,7 @@
 #include <boost/json.hpp>
 
 #include <dirent.h>
+#include <sched.h>
 #include <sys/syscall.h>
 
 #include <algorithm>
@@ -67,6 +72,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <system_error>
 #include <thread>
 #include <tuple>
 
@@ -120,6 +126,27 @@ std::pair<double, double> cpu_ms_split(const std::map<long, std::uint64_t>& befo
     }
   }
   return {mine, others};
+}
+
+// --pin-cpus: this bench's thread (the floor's client) on the second CPU the process may use,
+// every other thread so far (kube-sim's) on the first, as a real API server never shares the
+// operator's cores. A thread started later inherits its starter's CPUs: the operator's thread,
+// started by this one, runs on the second. Returns false when fewer than two CPUs are allowed.
+bool pin_threads(long bench_tid) {
+  cpu_set_t allowed;
+  if (::sched_getaffinity(0, sizeof(allowed), &allowed) != 0 || CPU_COUNT(&allowed) < 2)
+    return false;
+  std::vector<int> cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE && cpus.size() < 2; ++cpu)
+    if (CPU_ISSET(cpu, &allowed)) cpus.push_back(cpu);
+  for (const auto& [tid, ns] : thread_cpu_ns()) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(tid == bench_tid ? cpus[1] : cpus[0], &one);
+    if (::sched_setaffinity(static_cast<pid_t>(tid), sizeof(one), &one) != 0)
+      throw std::system_error(errno, std::generic_category(), "--pin-cpus: sched_setaffinity");
+  }
+  return true;
 }
 
 // What the operator's transport saw after a failure (hooks on the operator's thread): when its
@@ -303,7 +330,12 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--sim-io-threads", sim_options.io_threads, "kube-sim's io threads")
       ->capture_default_str();
+  bool pin_cpus = false;
+  app.add_flag("--pin-cpus", pin_cpus,
+               "the operator and the floor's client on one CPU, kube-sim on another (off: the "
+               "kernel places them)");
   CLI11_PARSE(app, argc, argv);
+
   // The failures strand pods, and the first Deployment is the markers' model.
   if (deployments == 0 || pods_per_deployment == 0) {
     std::fprintf(stderr,
@@ -405,12 +437,16 @@ int main(int argc, char** argv) {
   asio::cancellation_signal stop;
   asio::co_spawn(operator_io, manager.run(),
                  asio::bind_cancellation_slot(stop.slot(), asio::detached));
+  const long bench_tid = ::syscall(SYS_gettid);
+  if (pin_cpus && !pin_threads(bench_tid)) {  // before the operator's thread: it inherits
+    std::fprintf(stderr, "--pin-cpus needs two CPUs this process may run on: run without it\n");
+    return 2;
+  }
   std::atomic<long> operator_tid{0};
   std::thread operator_thread([&] {
     operator_tid = ::syscall(SYS_gettid);
     operator_io.run();
   });
-  const long bench_tid = ::syscall(SYS_gettid);
 
   asio::io_context io;
   std::vector<double> latencies_ms;    // failure -> each Deployment's scale
