@@ -96,8 +96,14 @@ class WatchSession {
         });
       }
       co_await watcher.wait();
+      // A bookmark promises every change up to its resourceVersion. The store's is that only if
+      // the watcher is still open once its events are taken: then every change up to it was
+      // pushed and none was discarded. A watcher closed meanwhile (dropped, overflowed,
+      // unwatched) misses later changes, and a bookmark past them would have the client resume
+      // after changes it never saw.
       const std::uint64_t store_rv = registry_.store().resource_version();
       auto events = watcher.take();
+      const bool receiving = !watcher.closed();
       ChunkBuilder chunk;
       for (const auto& event : events) {
         encode(event, chunk);
@@ -108,7 +114,7 @@ class WatchSession {
         }
       }
       const auto now = Clock::now();
-      if (options_.allow_watch_bookmarks && now >= next_bookmark) {
+      if (options_.allow_watch_bookmarks && receiving && now >= next_bookmark) {
         chunk.add_owned(bookmark_line(type_, std::max(store_rv, last_rv), false));
         next_bookmark = now + settings_.bookmark_interval;
       }

@@ -6,6 +6,9 @@
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 
+#include <future>
+#include <thread>
+
 #include "sim/server.hpp"
 #include "sim/watcher.hpp"
 #include "test/sim/api_paths.hpp"
@@ -174,6 +177,47 @@ TEST_CASE("dropping watches ends every open stream") {
   CHECK(watch.status() == 200);
   CHECK(call(port, "POST", "/sim/faults/drop-watches").status == 200);
   CHECK(watch.next_line().empty());
+}
+
+TEST_CASE("a dropped watch sends no bookmark past the changes it will not deliver") {
+  // A bookmark on every wake-up, so the stream's next wake-up after the drop would carry one.
+  rg::sim::ServerOptions options;
+  options.watch.bookmark_interval = std::chrono::milliseconds(0);
+  rg::sim::Server server(options);
+  auto port = server.port();
+  auto object = call(port, "POST", kConfigMaps, configmap("a")).json();
+  WatchStream watch(
+      port, kConfigMaps + "?watch=true&allowWatchBookmarks=true&resourceVersion=" + rv_of(object));
+  REQUIRE(watch.next_event().at("type") == "BOOKMARK");  // its session runs
+
+  // Holds kube-sim's one io thread in an admin request, so the watch's session runs only once
+  // the drop and the changes after it are done: they all happen between two of its wake-ups.
+  std::promise<void> entered, release;
+  auto released = release.get_future().share();
+  server.route_admin("/sim/test/hold", [&](const rg::sim::HttpRequest&) {
+    entered.set_value();
+    released.wait();
+    return rg::sim::HttpResponse{};
+  });
+  std::thread holder([&] { call(port, "POST", "/sim/test/hold"); });
+  entered.get_future().wait();
+  const auto dropped_at = server.store().resource_version();
+  server.faults().drop_watches();
+  const auto& type = *server.resources().find("", "v1", "configmaps");
+  for (const char* name : {"b", "c"}) {
+    server.store().create(type, json::parse(configmap(name)).as_object());
+  }
+  REQUIRE(server.store().resource_version() > dropped_at);
+  release.set_value();
+  holder.join();
+
+  // Until the stream ends, no bookmark claims the changes after the drop: a client resuming from
+  // one would never see them.
+  for (auto line = watch.next_line(); !line.empty(); line = watch.next_line()) {
+    const auto event = json::parse(line);
+    CHECK(event.at("type") == "BOOKMARK");
+    CHECK(std::stoull(rv_of(event.at("object"))) <= dropped_at);
+  }
 }
 
 TEST_CASE("the store's watch serves in-process subscribers the same events") {
