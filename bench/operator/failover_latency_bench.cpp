@@ -360,6 +360,12 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
 
   rg::sim::Server server(sim_options);
+  const long bench_tid = ::syscall(SYS_gettid);
+  // kube-sim's threads run now; the operator's, started later by this one, will inherit its CPU.
+  if (pin_cpus && !pin_threads(bench_tid)) {
+    std::fprintf(stderr, "--pin-cpus needs two CPUs this process may run on: run without it\n");
+    return 2;
+  }
   auto& store = server.store();
   const auto& table = rg::sim::ResourceTable::builtin();
   const auto& deployment_type = *table.find("apps", "v1", "deployments");
@@ -437,11 +443,6 @@ int main(int argc, char** argv) {
   asio::cancellation_signal stop;
   asio::co_spawn(operator_io, manager.run(),
                  asio::bind_cancellation_slot(stop.slot(), asio::detached));
-  const long bench_tid = ::syscall(SYS_gettid);
-  if (pin_cpus && !pin_threads(bench_tid)) {  // before the operator's thread: it inherits
-    std::fprintf(stderr, "--pin-cpus needs two CPUs this process may run on: run without it\n");
-    return 2;
-  }
   std::atomic<long> operator_tid{0};
   std::thread operator_thread([&] {
     operator_tid = ::syscall(SYS_gettid);
@@ -544,23 +545,22 @@ int main(int argc, char** argv) {
       // count recorded (by the reconcile its scale's echo brings), read from the store (a watch
       // opened only now wakes the bench when it may have changed)...
       auto records_watch = store.watch(deployment_type, "default", store.resource_version());
+      auto recorded = [&](const auto& entry) {
+        const auto object = store.get(deployment_type, "default", entry.first)->parse();
+        const auto replicas = object.at("spec").at("replicas").as_int64();
+        const auto* applied = object.at("metadata")
+                                  .at("annotations")
+                                  .as_object()
+                                  .if_contains("replica-guard.io/applied-replicas");
+        return replicas > entry.second && applied != nullptr &&
+               applied->as_string() == std::to_string(replicas);
+      };
       auto unrecorded = before;
-      while (std::erase_if(unrecorded,
-                           [&](const auto& entry) {
-                             const auto object =
-                                 store.get(deployment_type, "default", entry.first)->parse();
-                             const auto replicas = object.at("spec").at("replicas").as_int64();
-                             const auto* applied =
-                                 object.at("metadata")
-                                     .at("annotations")
-                                     .as_object()
-                                     .if_contains("replica-guard.io/applied-replicas");
-                             return replicas > entry.second && applied != nullptr &&
-                                    applied->as_string() == std::to_string(replicas);
-                           }),
-             !unrecorded.empty()) {
+      std::erase_if(unrecorded, recorded);
+      while (!unrecorded.empty()) {
         if ((co_await records_watch.watcher->next()).empty())
           throw std::runtime_error("the store closed the watch");
+        std::erase_if(unrecorded, recorded);
       }
       store.unwatch(deployment_type, records_watch.watcher);
       // ...and one ScaledUpForStrandedPods Event written (created or patched) per Deployment,
