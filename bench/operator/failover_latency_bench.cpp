@@ -271,9 +271,8 @@ class Floor {
         const auto replicas = static_cast<std::int32_t>(spec_replicas(object));
         co_await writer_.scale(kNamespace, name, std::to_string(object->resource_version),
                                replicas + 1);
-        const double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-        latencies_ms.push_back(ms);
-        last_ms = ms;
+        latencies_ms.push_back(
+            std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
       }
     };
     std::exception_ptr failure;
@@ -295,8 +294,9 @@ class Floor {
     ++bursts;
   }
 
-  std::vector<double> latencies_ms;  ///< each Deployment: its burst's start -> its scale's answer
-  double last_ms = 0;                ///< the last burst's last answer
+  /// Each Deployment: its burst's start -> its scale's answer, in the order answered (so the
+  /// last is the latest burst's last answer until they are sorted).
+  std::vector<double> latencies_ms;
   /// The last burst's CPU: the writers' thread, kube-sim's threads, the idle operator's thread.
   double client_cpu_ms = 0, sim_cpu_ms = 0, idle_cpu_ms = 0;
   double total_client_cpu_ms = 0, total_sim_cpu_ms = 0, total_idle_cpu_ms = 0;
@@ -606,7 +606,8 @@ int main(int argc, char** argv) {
           "%.1f ms, this bench %.1f ms), settled %.1f ms later; the floor's turn before it: the "
           "last answer after %.1f ms (CPU: client %.1f ms, kube-sim %.1f ms)\n",
           i + 1, node.c_str(), before.size(), first_ms, last_ms, operator_ms, sim_ms, observer_ms,
-          ms(Clock::now() - written), floor.last_ms, floor.client_cpu_ms, floor.sim_cpu_ms);
+          ms(Clock::now() - written), floor.latencies_ms.back(), floor.client_cpu_ms,
+          floor.sim_cpu_ms);
     }
     store.unwatch(event_type, event_watcher);
   };
